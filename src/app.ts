@@ -1,0 +1,123 @@
+// buildApp(config): plugins, then modules. Never reads process.env.
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { ServiceContext } from './context.ts';
+import { migrateToLatest, openStore, type Store } from './db/database.ts';
+import './fastify-augment.ts';
+import type { Api, RouteModule } from './http.ts';
+import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
+import { cardsRoutes } from './modules/cards/cards.routes.ts';
+import { deckImportRoutes } from './modules/deck-import/deck-import.routes.ts';
+import { decksRoutes } from './modules/decks/decks.routes.ts';
+import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
+import { getOrCreateSecret } from './modules/system/settings.repository.ts';
+import { systemRoutes } from './modules/system/system.routes.ts';
+import { whoamiRoutes } from './modules/tokens/whoami.routes.ts';
+import { registerActivityLog } from './plugins/activity.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerContentTypes } from './plugins/content-types.ts';
+import { registerErrorHandling } from './plugins/error-handler.ts';
+import { registerIdempotency } from './plugins/idempotency.ts';
+import { API_PREFIX, registerOpenApi } from './plugins/openapi.ts';
+import { FailedAuthThrottle, TokenRateLimiter } from './plugins/rate-limits.ts';
+import { createInProcessStores, type SharedStores } from './plugins/stores.ts';
+import { bodyAjv, queryAjv } from './validation.ts';
+
+export interface AppOverrides {
+  clock?: Clock;
+  /** Send logs here (tests pass false to keep output clean). */
+  logger?: boolean;
+  /** PostgreSQL schema for this instance (tests isolate runs this way). */
+  pgSchema?: string;
+}
+
+export type FlashdeckApp = FastifyInstance & { services: ServiceContext; activity: ActivityRecorder };
+
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes];
+
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FlashdeckApp> {
+  const clock = overrides.clock ?? systemClock;
+  const store: Store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: overrides.pgSchema });
+  let stores: SharedStores | null = null;
+  try {
+    await migrateToLatest(store.db);
+    const hashKey = config.tokenHashKey ?? (await getOrCreateSecret(store.db, 'token_hash_key'));
+    const cursorKey = await getOrCreateSecret(store.db, 'cursor_key');
+    stores = createInProcessStores();
+    const services: ServiceContext = { db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, cursorKey };
+
+    const app = Fastify({
+      logger: overrides.logger === false ? false : { level: config.logLevel },
+      bodyLimit: config.bodyLimitBytes,
+      trustProxy: config.trustProxy,
+      genReqId: () => randomUUID(),
+      // Per-request lines only at debug: the activity log already records every token call.
+      logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+      routerOptions: { ignoreTrailingSlash: true },
+    }).withTypeProvider<TypeBoxTypeProvider>();
+
+    app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object));
+    // Measured: plain JSON.stringify beats compiled response serializers on our payloads, and
+    // mappers already produce exact shapes (responses are checked against the OpenAPI document in tests).
+    app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    app.decorateRequest('principal', null);
+    app.decorateRequest('activityDeckId', null);
+    app.decorateRequest('idempotency', null);
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('X-Request-Id', request.id);
+    });
+
+    registerErrorHandling(app);
+    registerContentTypes(app);
+    await registerOpenApi(app, config.publicUrl);
+
+    const activity = new ActivityRecorder(store.db, clock, { onError: (error) => app.log.error({ err: error }, 'activity log write failed') });
+    const limiter = new TokenRateLimiter(stores.limiterFactory, config.rateLimitPerMinute, config.rateLimitPerDay);
+    const failedAuth = new FailedAuthThrottle(stores.limiterFactory, config.failedAuthPerMinute);
+
+    await app.register(async (api: Api) => {
+      await api.register(cors, {
+        origin: '*',
+        methods: ['GET', 'POST', 'PATCH', 'OPTIONS'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'],
+        exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
+        maxAge: 600,
+      });
+      registerAuth(api, { db: store.db, clock, hashKey, publicUrl: config.publicUrl, limiter, failedAuth });
+      registerIdempotency(api, store.db, clock);
+      registerActivityLog(api, activity, clock);
+      for (const module of API_MODULES) module(api, services);
+      api.get('/openapi.json', {
+        schema: {
+          operationId: 'getOpenApiDocument',
+          tags: ['meta'],
+          summary: 'This OpenAPI 3.1 document (no token needed, not rate limited)',
+          security: [],
+          response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1.0 document' }) },
+        },
+      }, async () => app.swagger());
+    }, { prefix: API_PREFIX });
+
+    systemRoutes(app, { db: store.db, publicUrl: config.publicUrl });
+
+    const purgeTimer = setInterval(() => void purgeExpiredKeys(store.db, clock).catch(() => {}), 3_600_000);
+    purgeTimer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(purgeTimer);
+      await activity.close();
+      await stores?.close();
+      await store.close();
+    });
+    await app.ready();
+    return Object.assign(app, { services, activity }) as unknown as FlashdeckApp;
+  } catch (error) {
+    await stores?.close();
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,82 @@
+// The only reader of process.env. Every value is validated here; a bad one stops start-up
+// with one line naming the variable.
+import path from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly redisUrl: string | null;
+  readonly rateLimitPerMinute: number;
+  readonly rateLimitPerDay: number;
+  readonly deckLimit: number | null;
+  readonly bodyLimitBytes: number;
+  readonly failedAuthPerMinute: number;
+  readonly tokenHashKey: string | null;
+  readonly logLevel: string;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function oneOf(env: Env, name: string, fallback: string, allowed: string[]): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST && env.HOST.trim() !== '' ? env.HOST.trim() : '127.0.0.1';
+  const publicUrl = (url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']) as string).replace(/\/+$/, '');
+  const dataDir = path.resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data');
+  const databaseUrl = url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', null, ['redis:', 'rediss:']);
+  const rateLimitPerMinute = integer(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000_000);
+  const rateLimitPerDay = integer(env, 'RATE_LIMIT_PER_DAY', 2000, 1, 1_000_000_000);
+  let deckLimit: number | null = 100;
+  if (env.DECK_LIMIT !== undefined && env.DECK_LIMIT !== '') {
+    deckLimit = env.DECK_LIMIT.trim().toLowerCase() === 'none' ? null : integer(env, 'DECK_LIMIT', 100, 0, 1_000_000_000);
+  }
+  const bodyLimitBytes = integer(env, 'BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const failedAuthPerMinute = integer(env, 'FAILED_AUTH_PER_MINUTE', 20, 1, 1_000_000);
+  const tokenHashKey = env.TOKEN_HASH_KEY && env.TOKEN_HASH_KEY !== '' ? env.TOKEN_HASH_KEY : null;
+  if (tokenHashKey !== null && tokenHashKey.length < 32) {
+    throw new ConfigError('TOKEN_HASH_KEY must be at least 32 characters');
+  }
+  const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+  const trustProxy = oneOf(env, 'TRUST_PROXY', 'false', ['true', 'false']) === 'true';
+  return Object.freeze({
+    port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
+    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy,
+  });
+}

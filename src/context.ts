@@ -1,0 +1,25 @@
+import type { Clock } from './clock.ts';
+import type { Db } from './db/database.ts';
+
+/** What services need from the outside world; built once at boot (and by the CLI). */
+export interface ServiceContext {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly publicUrl: string;
+  readonly deckLimit: number | null;
+  /** Signs GET /decks continuation tokens so a tampered one is refused. */
+  readonly cursorKey: string;
+}
+
+/** A compare-and-set lost to a concurrent writer; the transaction is retried from the start. */
+export class ConcurrentUpdate extends Error {}
+
+export async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute((trx) => work(trx));
+    } catch (error) {
+      if (!(error instanceof ConcurrentUpdate) || attempt >= 50) throw error;
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// Table types as Kysely sees them. Times are ISO-8601 UTC strings with milliseconds in both
+// dialects (they sort as text and come back byte-identical); JSON documents are text.
+import type { Generated } from 'kysely';
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TokensTable {
+  id: string;
+  user_id: string;
+  kind: string; // 'pat' | 'oauth'
+  name: string;
+  prefix: string;
+  hash: string;
+  scopes: string; // JSON array
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface DecksTable {
+  id: string;
+  user_id: string;
+  title: string;
+  description: string | null;
+  lang: string;
+  visibility: string;
+  tags: string; // JSON array
+  thumbnail: string | null;
+  card_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CardsTable {
+  id: string;
+  deck_id: string;
+  position: number;
+  /** The card's content as stored JSON: front, back, oneSided, frontMedia, backMedia, extras. */
+  data: string;
+  content_hash: string;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  operation: string;
+  idempotency_key: string;
+  request_hash: string;
+  state: string; // 'pending' | 'done'
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  claimed_at: string;
+}
+
+export interface ActivityTable {
+  id: Generated<number>;
+  token_id: string;
+  user_id: string;
+  at: string;
+  method: string;
+  route: string;
+  deck_id: string | null;
+  status: number;
+  duration_ms: number;
+  client_ip: string | null;
+  user_agent: string | null;
+  request_id: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  tokens: TokensTable;
+  decks: DecksTable;
+  cards: CardsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  activity: ActivityTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,22 @@
+import type { IdempotencyId } from './modules/idempotency/idempotency.repository.ts';
+import type { Principal } from './modules/tokens/tokens.service.ts';
+import type { Scope } from './modules/tokens/scopes.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** Deck touched by a call whose path names none (an import); for the activity log. */
+    activityDeckId: string | null;
+    idempotency: IdempotencyId | null;
+  }
+  interface FastifyContextConfig {
+    /** A bearer token is required; `scope` null means any valid token. */
+    auth?: { scope: Scope | null };
+    /** Idempotency-Key support under this operation name. */
+    idempotency?: string;
+    /** Media types the body may have (default application/json). */
+    accepts?: readonly string[];
+  }
+}
+
+export {};

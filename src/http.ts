@@ -1,0 +1,31 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ServiceContext } from './context.ts';
+import type { RawJson } from './raw-json.ts';
+
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** A module's routes: registered under {base_url} with the services they call. */
+export type RouteModule = (app: Api, ctx: ServiceContext) => void;
+
+/** Picks JSON or markdown by the Accept header's q-values; JSON wins ties and absent headers. */
+export function prefersMarkdown(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let json = -1;
+  let markdown = -1;
+  for (const part of accept.split(',')) {
+    const [range, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!Number.isFinite(q)) continue;
+    if (range === 'text/markdown') markdown = Math.max(markdown, q);
+    else if (range === 'application/json') json = Math.max(json, q);
+    else if (range === '*/*' || range === 'application/*') json = Math.max(json, q * 0.999);
+  }
+  return markdown > 0 && markdown > json;
+}
+
+/** Sends a body that is already JSON text, bypassing the serializer. */
+export function sendRawJson(reply: FastifyReply, body: RawJson): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body.json);
+}

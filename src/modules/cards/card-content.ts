@@ -1,0 +1,173 @@
+// What a card is once written: input normalised (retired card types, legacy template), defaults
+// resolved (frontType/backType), and the non-fatal problems found on the way as warnings.
+import { AppError } from '../../errors.ts';
+import {
+  RETIRED_CARD_TYPES, TEMPLATES,
+  type CardExtras, type CardExtrasInput, type CardInput, type CardPatch, type CardType,
+  type ContentType, type ImportWarning, type SideMedia,
+} from '../decks/decks.schemas.ts';
+
+/** A card's stored content: everything of CardDto but id and order. */
+export interface CardContent {
+  front: string | null;
+  back: string | null;
+  oneSided: boolean;
+  frontMedia?: SideMedia;
+  backMedia?: SideMedia;
+  extras: CardExtras;
+}
+
+const EXTRAS_KEYS = [
+  'info', 'frontType', 'backType', 'contentType', 'cardType', 'subject', 'topic', 'direction',
+  'prompt', 'difficulty', 'tags', 'templateData',
+] as const;
+
+function latexSideOf(cardType: CardType | null | undefined, direction: string | null | undefined): 'front' | 'back' | null {
+  if (cardType === 'formula') return 'front';
+  if (cardType === 'name-formula') return direction === 'formula->name' ? 'front' : 'back';
+  return null;
+}
+
+function resolveExtras(input: CardExtrasInput | undefined, index: number | undefined, warnings: ImportWarning[]): CardExtras {
+  const source: CardExtrasInput = input ?? {};
+  let cardType = source.cardType as string | null | undefined;
+  if (cardType != null && cardType in RETIRED_CARD_TYPES) {
+    cardType = RETIRED_CARD_TYPES[cardType as keyof typeof RETIRED_CARD_TYPES];
+  }
+  if (source.template != null) {
+    warnings.push(withIndex({ code: 'TEMPLATE_DEPRECATED', message: 'extras.template is deprecated; use extras.cardType' }, index));
+    if (cardType == null) cardType = TEMPLATES[source.template as keyof typeof TEMPLATES];
+  }
+  const latexSide = latexSideOf(cardType as CardType | null | undefined, source.direction);
+  const fallback = (side: 'front' | 'back'): ContentType => source.contentType ?? (latexSide === side ? 'latex' : 'markdown');
+  const resolved: Record<string, unknown> = {
+    ...source,
+    cardType,
+    frontType: source.frontType ?? fallback('front'),
+    backType: source.backType ?? fallback('back'),
+  };
+  const out: Record<string, unknown> = {};
+  for (const key of EXTRAS_KEYS) {
+    if (resolved[key] !== undefined) out[key] = resolved[key];
+  }
+  return out as CardExtras;
+}
+
+function withIndex(warning: ImportWarning, index: number | undefined): ImportWarning {
+  return index === undefined ? warning : { ...warning, cardIndex: index };
+}
+
+const RICH_MARKERS = [
+  /\$[^$\n]+\$/, // dollar-delimited math
+  /\*\*[^*\n]+\*\*|__[^_\n]+__/, // bold
+  /^#{1,6}\s/m, // heading
+  /^\s*(?:[-*+]|\d+[.)])\s+\S/m, // list item
+  /^\s*(?:```|~~~)/m, // fenced code
+  /\[[^\]\n]+\]\([^)\s]+\)/, // link
+  /^\s*\|?.*\|.*\n\s*\|?\s*:?-{3,}/m, // table header separator
+];
+
+function looksRich(text: string): boolean {
+  return RICH_MARKERS.some((re) => re.test(text));
+}
+
+const MATH_MARKERS = /[$\\^_=<>+*/]|\d\s*-\s*\d|\b\d+\b/;
+
+function contentWarnings(content: CardContent, index: number | undefined): ImportWarning[] {
+  const warnings: ImportWarning[] = [];
+  for (const side of ['front', 'back'] as const) {
+    const text = content[side];
+    const type = side === 'front' ? content.extras.frontType : content.extras.backType;
+    if (type === 'text' && text && looksRich(text)) {
+      warnings.push(withIndex({
+        code: 'CONTENT_TYPE_MISMATCH_TEXT_LOOKS_RICH',
+        message: `The ${side} is typed text but contains markdown or math markers; use markdown (or latex for an equation-only side)`,
+      }, index));
+    }
+  }
+  if (content.extras.cardType === 'formula') {
+    const front = (content.front ?? '').trim();
+    if (front.endsWith('?') || !MATH_MARKERS.test(front)) {
+      warnings.push(withIndex({
+        code: 'CARD_TYPE_FORMULA_FRONT_NOT_MATH',
+        message: 'A formula card should show the formula on the front, not a question or plain words',
+      }, index));
+    }
+  }
+  if (content.front === null || content.front === '') {
+    if (content.back !== null && content.back.trim() !== '') {
+      warnings.push(withIndex({ code: 'FRONT_SECTION_MISSING', message: 'The card has no front; only its back is shown' }, index));
+    }
+  }
+  return warnings;
+}
+
+function hasText(value: string | null | undefined): boolean {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function assertNotBlank(content: CardContent, field: string): void {
+  if (!hasText(content.front) && !hasText(content.back)) {
+    throw new AppError('SCHEMA_INVALID', `${field}: at least one of front or back must be a non-empty string`, {
+      field,
+      errors: [{ field, message: 'at least one of front or back must be a non-empty string' }],
+    });
+  }
+}
+
+function media(value: SideMedia | undefined): SideMedia | undefined {
+  if (value === null || value === undefined) return undefined;
+  const out: NonNullable<SideMedia> = {};
+  if (value.imageUrl !== undefined) out.imageUrl = value.imageUrl;
+  if (value.imageAlt !== undefined) out.imageAlt = value.imageAlt;
+  return out;
+}
+
+/**
+ * Normalises one incoming card. `field` names it in errors (`cards[3]`); `index` goes into warnings.
+ */
+export function normaliseCard(input: CardInput, field: string, index?: number): { content: CardContent; warnings: ImportWarning[] } {
+  const warnings: ImportWarning[] = [];
+  const content: CardContent = {
+    front: input.front ?? null,
+    back: input.back ?? null,
+    oneSided: input.oneSided ?? false,
+    extras: resolveExtras(input.extras, index, warnings),
+  };
+  const frontMedia = media(input.frontMedia);
+  const backMedia = media(input.backMedia);
+  if (frontMedia !== undefined) content.frontMedia = frontMedia;
+  if (backMedia !== undefined) content.backMedia = backMedia;
+  assertNotBlank(content, field);
+  warnings.push(...contentWarnings(content, index));
+  return { content: orderedContent(content), warnings };
+}
+
+/** Applies a CardPatch to stored content; the result is validated as a whole card again. */
+export function patchCard(current: CardContent, patch: CardPatch): CardContent {
+  const extrasInput: CardExtrasInput = patch.extras !== undefined
+    ? patch.extras
+    : current.extras;
+  const merged: CardInput = {
+    front: patch.front !== undefined ? patch.front : current.front,
+    back: patch.back !== undefined ? patch.back : current.back,
+    oneSided: patch.oneSided ?? current.oneSided,
+    frontMedia: patch.frontMedia !== undefined ? patch.frontMedia : current.frontMedia,
+    backMedia: patch.backMedia !== undefined ? patch.backMedia : current.backMedia,
+    extras: extrasInput,
+  };
+  return normaliseCard(merged, 'body').content;
+}
+
+/** Fixed key order, so equal content always serialises to equal bytes. */
+function orderedContent(c: CardContent): CardContent {
+  const out: CardContent = { front: c.front, back: c.back, oneSided: c.oneSided } as CardContent;
+  if (c.frontMedia !== undefined) out.frontMedia = c.frontMedia;
+  if (c.backMedia !== undefined) out.backMedia = c.backMedia;
+  out.extras = c.extras;
+  return out;
+}
+
+export function serialiseContent(content: CardContent): string {
+  return JSON.stringify(content);
+}

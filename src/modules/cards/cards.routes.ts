@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+import type { RouteModule } from '../../http.ts';
+import { idempotencyKeyOf } from '../../plugins/idempotency.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
+import { AppendBodySchema, AppendCardsResultSchema, CardDtoSchema, CardPatchSchema } from '../decks/decks.schemas.ts';
+import { appendCards, patchDeckCard } from './cards.service.ts';
+
+const DECK_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND', ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH'] as const;
+
+export const cardsRoutes: RouteModule = (app, ctx) => {
+  app.post('/decks/:deckId/cards', {
+    config: { auth: { scope: 'decks:write' }, idempotency: 'append-cards' },
+    schema: {
+      operationId: 'appendCards',
+      tags: ['cards'],
+      summary: 'Append cards at the end of a deck',
+      description: 'Never deletes or replaces cards. The deck total after appending must not exceed 250 (TOO_MANY_CARDS). Concurrent appends never lose a card.',
+      params: Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), 'if-match': Type.Optional(IfMatchHeader) }),
+      body: AppendBodySchema,
+      response: {
+        200: AppendCardsResultSchema,
+        ...errorResponses([...DECK_ERRORS, 'TOO_MANY_CARDS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
+      },
+    },
+  }, async (request) => {
+    const key = idempotencyKeyOf(request);
+    const result = await appendCards(ctx, request.principal!, request.params.deckId, request.body.cards, request.headers['if-match']);
+    return key === undefined ? result : { ...result, idempotencyKey: key };
+  });
+
+  app.patch('/decks/:deckId/cards/:cardId', {
+    config: { auth: { scope: 'decks:write' } },
+    schema: {
+      operationId: 'updateCard',
+      tags: ['cards'],
+      summary: 'Update one card',
+      description: 'Fields not in the body keep their values; `extras`, when given, replaces the extras object. Unknown card: 404 CARD_NOT_FOUND.',
+      params: Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }), cardId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+      body: CardPatchSchema,
+      response: { 200: CardDtoSchema, ...errorResponses([...DECK_ERRORS, 'CARD_NOT_FOUND']) },
+    },
+  }, async (request) => patchDeckCard(ctx, request.principal!, request.params.deckId, request.params.cardId, request.body, request.headers['if-match']));
+};

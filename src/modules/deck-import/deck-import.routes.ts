@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import type { RouteModule } from '../../http.ts';
+import { idempotencyKeyOf } from '../../plugins/idempotency.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
+import { ImportBodySchema, ImportResultSchema, type ImportBody } from '../decks/decks.schemas.ts';
+import { importDeck } from './deck-import.service.ts';
+
+export const IMPORT_MEDIA_TYPES = ['application/json', 'text/markdown'] as const;
+
+export const deckImportRoutes: RouteModule = (app, ctx) => {
+  app.post('/decks/import', {
+    config: { auth: { scope: 'decks:write' }, idempotency: 'import-deck', accepts: IMPORT_MEDIA_TYPES },
+    schema: {
+      operationId: 'importDeck',
+      tags: ['decks'],
+      summary: 'Create a deck, or replace the cards of one, from JSON or deck markdown',
+      description: [
+        '`mode=create` (default) creates a deck: 201; at deck capacity 403 DECK_LIMIT_REACHED. Without an Idempotency-Key, repeating it creates another deck.',
+        '`mode=update` replaces the card list and metadata of `targetDeckId`: 200. Cards matching an existing card by content keep their id and review history; repeating the same payload changes nothing, not even `version`.',
+        'A `targetDeckId` of another user is 404 DECK_NOT_FOUND. Markdown that cannot be parsed is PARSE_FAILED with `details.line`; see docs/deck-markdown.md for the format.',
+      ].join('\n\n'),
+      querystring: Type.Object({
+        mode: Type.Enum(['create', 'update'], { default: 'create' }),
+        targetDeckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required when mode=update' })),
+      }),
+      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), 'if-match': Type.Optional(IfMatchHeader) }),
+      body: {
+        content: {
+          'application/json': { schema: ImportBodySchema },
+          'text/markdown': { schema: Type.String({ description: 'A deck markdown document (docs/deck-markdown.md)' }) },
+        },
+      },
+      response: {
+        200: ImportResultSchema,
+        201: ImportResultSchema,
+        ...errorResponses([
+          ...AUTH_ERRORS, ...BODY_ERRORS, 'PARSE_FAILED', 'SCHEMA_INVALID', 'TOO_MANY_CARDS', 'FORBIDDEN',
+          'DECK_LIMIT_REACHED', 'DECK_NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE', 'VERSION_MISMATCH',
+        ]),
+      },
+    },
+  }, async (request, reply) => {
+    const body = request.body as ImportBody | string;
+    const result = await importDeck(ctx, request.principal!, {
+      source: typeof body === 'string' ? { format: 'markdown', text: body } : { format: 'json', body },
+      mode: request.query.mode,
+      targetDeckId: request.query.targetDeckId,
+      ifMatch: request.headers['if-match'],
+    });
+    request.activityDeckId = result.deckId;
+    const key = idempotencyKeyOf(request);
+    return reply.code(result.mode === 'create' ? 201 : 200).send(key === undefined ? result : { ...result, idempotencyKey: key });
+  });
+};

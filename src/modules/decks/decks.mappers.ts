@@ -1,0 +1,43 @@
+// Stored deck and cards -> the API's shapes. Key order is fixed so equal decks are equal bytes.
+import { RawJson } from '../../raw-json.ts';
+import type { CardDto, DeckDetail, DeckSummary } from './decks.schemas.ts';
+import type { DeckRecord, StoredCard } from './decks.repository.ts';
+
+export function deckUrls(publicUrl: string, deckId: string): { previewUrl: string; editUrl: string } {
+  const base = `${publicUrl}/decks/${encodeURIComponent(deckId)}`;
+  return { previewUrl: base, editUrl: `${base}/edit` };
+}
+
+export function deckSummary(deck: DeckRecord, publicUrl: string): DeckSummary {
+  return {
+    id: deck.id,
+    title: deck.title,
+    visibility: deck.visibility,
+    cardCount: deck.cardCount,
+    version: deck.updatedAt,
+    description: deck.description,
+    lang: deck.lang,
+    tags: deck.tags,
+    thumbnail: deck.thumbnail,
+    ...deckUrls(publicUrl, deck.id),
+    updatedAt: deck.updatedAt,
+    createdAt: deck.createdAt,
+  };
+}
+
+export function cardJson(card: StoredCard): string {
+  return `{"id":${JSON.stringify(card.id)},"order":${card.position},${card.data.slice(1)}`;
+}
+
+export function cardDto(card: StoredCard): CardDto {
+  return JSON.parse(cardJson(card)) as CardDto;
+}
+
+export function deckDetailJson(deck: DeckRecord, cards: StoredCard[], publicUrl: string): RawJson {
+  const head = JSON.stringify(deckSummary(deck, publicUrl));
+  return new RawJson(`${head.slice(0, -1)},"cards":[${cards.map(cardJson).join(',')}]}`);
+}
+
+export function deckDetail(deck: DeckRecord, cards: StoredCard[], publicUrl: string): DeckDetail {
+  return { ...deckSummary(deck, publicUrl), cards: cards.map(cardDto) };
+}

@@ -1,0 +1,126 @@
+// SQL for decks and their cards. Returns domain shapes; card content stays the stored JSON text
+// so a deck can be written out without parsing 250 documents.
+import type { Db } from '../../db/database.ts';
+import type { Visibility } from './decks.schemas.ts';
+
+export interface DeckRecord {
+  id: string;
+  userId: string;
+  title: string;
+  description: string | null;
+  lang: string;
+  visibility: Visibility;
+  tags: string[];
+  thumbnail: string | null;
+  cardCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type DeckFields = Pick<DeckRecord, 'title' | 'description' | 'lang' | 'visibility' | 'tags' | 'thumbnail'>;
+
+export interface StoredCard {
+  id: string;
+  position: number;
+  /** CardContent as JSON text. */
+  data: string;
+}
+
+const DECK_COLUMNS = ['id', 'user_id', 'title', 'description', 'lang', 'visibility', 'tags', 'thumbnail', 'card_count', 'created_at', 'updated_at'] as const;
+
+type DeckRow = {
+  id: string; user_id: string; title: string; description: string | null; lang: string; visibility: string;
+  tags: string; thumbnail: string | null; card_count: number | string; created_at: string; updated_at: string;
+};
+
+function toDeck(row: DeckRow): DeckRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    title: row.title,
+    description: row.description,
+    lang: row.lang,
+    visibility: row.visibility as Visibility,
+    tags: JSON.parse(row.tags) as string[],
+    thumbnail: row.thumbnail,
+    cardCount: Number(row.card_count),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function findDeck(db: Db, deckId: string): Promise<DeckRecord | null> {
+  const row = await db.selectFrom('decks').select(DECK_COLUMNS).where('id', '=', deckId).executeTakeFirst();
+  return row ? toDeck(row) : null;
+}
+
+export async function listDecksOfUser(db: Db, userId: string, limit: number, after: { updatedAt: string; id: string } | null): Promise<DeckRecord[]> {
+  let query = db.selectFrom('decks').select(DECK_COLUMNS).where('user_id', '=', userId);
+  if (after) {
+    query = query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '<', eb.tuple(after.updatedAt, after.id)));
+  }
+  const rows = await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toDeck);
+}
+
+export async function countDecksOfUser(db: Db, userId: string): Promise<number> {
+  const row = await db.selectFrom('decks').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertDeck(db: Db, deck: DeckRecord): Promise<void> {
+  await db.insertInto('decks').values({
+    id: deck.id, user_id: deck.userId, title: deck.title, description: deck.description, lang: deck.lang,
+    visibility: deck.visibility, tags: JSON.stringify(deck.tags), thumbnail: deck.thumbnail,
+    card_count: deck.cardCount, created_at: deck.createdAt, updated_at: deck.updatedAt,
+  }).execute();
+}
+
+/**
+ * Writes a deck's fields only if nobody updated it since `expectedUpdatedAt` (compare-and-set):
+ * the one concurrency primitive both stores agree on without dialect-specific locking.
+ */
+export async function updateDeckIfUnchanged(
+  db: Db, deckId: string, expectedUpdatedAt: string,
+  changes: Partial<DeckFields> & { cardCount?: number; updatedAt: string },
+): Promise<boolean> {
+  const set: Record<string, unknown> = { updated_at: changes.updatedAt };
+  if (changes.title !== undefined) set.title = changes.title;
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.lang !== undefined) set.lang = changes.lang;
+  if (changes.visibility !== undefined) set.visibility = changes.visibility;
+  if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
+  if (changes.thumbnail !== undefined) set.thumbnail = changes.thumbnail;
+  if (changes.cardCount !== undefined) set.card_count = changes.cardCount;
+  const result = await db.updateTable('decks').set(set).where('id', '=', deckId).where('updated_at', '=', expectedUpdatedAt).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function listCards(db: Db, deckId: string): Promise<StoredCard[]> {
+  return db.selectFrom('cards').select(['id', 'position', 'data']).where('deck_id', '=', deckId).orderBy('position').execute()
+    .then((rows) => rows.map((r) => ({ id: r.id, position: Number(r.position), data: r.data })));
+}
+
+export async function findCard(db: Db, deckId: string, cardId: string): Promise<StoredCard | null> {
+  const row = await db.selectFrom('cards').select(['id', 'position', 'data']).where('id', '=', cardId).where('deck_id', '=', deckId).executeTakeFirst();
+  return row ? { id: row.id, position: Number(row.position), data: row.data } : null;
+}
+
+const INSERT_BATCH = 100;
+
+export async function insertCards(db: Db, deckId: string, cards: StoredCard[], hash: (data: string) => string): Promise<void> {
+  for (let i = 0; i < cards.length; i += INSERT_BATCH) {
+    const batch = cards.slice(i, i + INSERT_BATCH);
+    await db.insertInto('cards').values(batch.map((c) => ({
+      id: c.id, deck_id: deckId, position: c.position, data: c.data, content_hash: hash(c.data),
+    }))).execute();
+  }
+}
+
+export async function deleteCardsOfDeck(db: Db, deckId: string): Promise<void> {
+  await db.deleteFrom('cards').where('deck_id', '=', deckId).execute();
+}
+
+export async function updateCardData(db: Db, cardId: string, data: string, hash: string): Promise<void> {
+  await db.updateTable('cards').set({ data, content_hash: hash }).where('id', '=', cardId).execute();
+}

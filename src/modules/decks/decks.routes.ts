@@ -1,0 +1,84 @@
+import { Type } from 'typebox';
+import { prefersMarkdown, sendRawJson, type RouteModule } from '../../http.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
+import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
+import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
+import { getCapacity, getDeckDetail, getDeckJson, listDecks, patchDeck } from './decks.service.ts';
+
+const DeckIdParams = Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }) });
+const DECK_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
+
+export const decksRoutes: RouteModule = (app, ctx) => {
+  app.get('/decks', {
+    config: { auth: { scope: 'decks:read' } },
+    schema: {
+      operationId: 'listDecks',
+      tags: ['decks'],
+      summary: "List the user's decks",
+      description: 'Ordered by updatedAt descending, then id. `nextToken` is an opaque keyset cursor; a malformed or tampered one gives 400 BAD_REQUEST.',
+      querystring: Type.Object({
+        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+        token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+      }),
+      response: { 200: DeckListSchema, ...errorResponses([...AUTH_ERRORS, 'BAD_REQUEST', 'FORBIDDEN']) },
+    },
+  }, async (request) => listDecks(ctx, request.principal!, request.query.limit, request.query.token));
+
+  app.get('/decks/capacity', {
+    config: { auth: { scope: 'decks:read' } },
+    schema: {
+      operationId: 'getDeckCapacity',
+      tags: ['decks'],
+      summary: 'Whether the user may create another deck',
+      description: '`deck_limit` null means no limit. The literal path `capacity` is not a deck id.',
+      response: { 200: CapacitySchema, ...errorResponses([...AUTH_ERRORS, 'FORBIDDEN']) },
+    },
+  }, async (request) => getCapacity(ctx, request.principal!));
+
+  app.get('/decks/:deckId', {
+    config: { auth: { scope: 'decks:read' } },
+    schema: {
+      operationId: 'getDeck',
+      tags: ['decks'],
+      summary: 'Read a deck with its complete card set',
+      description: 'With `Accept: text/markdown` (extension) the deck comes back as a deck markdown document that imports back to the same deck.',
+      params: DeckIdParams,
+      response: {
+        200: {
+          description: 'The deck',
+          content: {
+            'application/json': { schema: DeckDetailSchema },
+            'text/markdown': { schema: Type.String({ description: 'Deck markdown document' }) },
+          },
+        },
+        ...errorResponses(DECK_ERRORS),
+      },
+    },
+  }, async (request, reply) => {
+    if (prefersMarkdown(request.headers.accept)) {
+      const deck = await getDeckDetail(ctx, request.principal!, request.params.deckId);
+      return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
+    }
+    return sendRawJson(reply, await getDeckJson(ctx, request.principal!, request.params.deckId));
+  });
+
+  app.patch('/decks/:deckId', {
+    config: { auth: { scope: 'decks:write' } },
+    schema: {
+      operationId: 'updateDeck',
+      tags: ['decks'],
+      summary: 'Update deck metadata',
+      description: 'Metadata only; cards are not editable through it. A PATCH that changes nothing leaves `version` as it is.',
+      params: DeckIdParams,
+      headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+      body: DeckPatchSchema,
+      response: {
+        200: DeckDetailSchema,
+        ...errorResponses([...DECK_ERRORS, ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH']),
+      },
+    },
+  }, async (request, reply) => sendRawJson(
+    reply as never,
+    await patchDeck(ctx, request.principal!, request.params.deckId, request.body, request.headers['if-match']),
+  ));
+};

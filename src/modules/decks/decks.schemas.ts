@@ -1,0 +1,212 @@
+// One schema per shape: used to validate requests, to type the code, and to write OpenAPI.
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable } from '../../schemas/common.ts';
+
+export const MAX_CARDS_PER_DECK = 250;
+
+export const VISIBILITIES = ['public', 'unlisted', 'private'] as const;
+export const CONTENT_TYPES = ['text', 'markdown', 'html', 'latex'] as const;
+export const CARD_TYPES = ['basic', 'formula', 'definition', 'name-formula', 'code-behavior', 'comparison', 'procedure', 'explanation', 'pitfall'] as const;
+export const RETIRED_CARD_TYPES = { 'image-question': 'basic', 'image-explanation': 'definition' } as const;
+export const CARD_DIRECTIONS = ['name->formula', 'formula->name'] as const;
+export const CARD_DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+export const TEMPLATES = { default: 'basic', math: 'formula', code: 'code-behavior' } as const;
+
+export type Visibility = (typeof VISIBILITIES)[number];
+export type ContentType = (typeof CONTENT_TYPES)[number];
+export type CardType = (typeof CARD_TYPES)[number];
+
+export const VisibilitySchema = Type.Enum([...VISIBILITIES]);
+const ContentTypeSchema = Type.Enum([...CONTENT_TYPES]);
+
+// https absolute URLs or root-relative paths ("/x", never "//x"); http and other schemes rejected.
+const IMAGE_URL_PATTERN = '^(?:[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#]+[^\\s]*|/(?!/)[^\\s]*)$';
+const HTTPS_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#]+[^\\s]*$';
+
+export const SideMediaSchema = Nullable(Type.Object({
+  imageUrl: Type.Optional(Nullable(Type.String({
+    maxLength: 2048,
+    pattern: IMAGE_URL_PATTERN,
+    description: 'An https:// URL or a root-relative path (`/...`, not `//...`). http://, javascript:, data:, vbscript:, file: are rejected with SCHEMA_INVALID.',
+  }))),
+  imageAlt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+}, { additionalProperties: false }));
+
+const extrasFields = {
+  info: Type.Optional(Nullable(Type.String({ maxLength: 1000, description: 'Markdown shown in a detail modal' }))),
+  frontType: Type.Optional(ContentTypeSchema),
+  backType: Type.Optional(ContentTypeSchema),
+  contentType: Type.Optional(ContentTypeSchema),
+  subject: Type.Optional(Nullable(Type.String({ maxLength: 60 }))),
+  topic: Type.Optional(Nullable(Type.String({ maxLength: 80 }))),
+  direction: Type.Optional(Nullable(Type.Enum([...CARD_DIRECTIONS]))),
+  prompt: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  difficulty: Type.Optional(Nullable(Type.Enum([...CARD_DIFFICULTIES]))),
+  tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 10 }))),
+  templateData: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+};
+
+export const CardExtrasInputSchema = Type.Object({
+  ...extrasFields,
+  cardType: Type.Optional(Nullable(Type.Enum([...CARD_TYPES, ...Object.keys(RETIRED_CARD_TYPES)], {
+    description: 'Retired `image-question` and `image-explanation` are accepted and normalised to `basic` and `definition`.',
+  }))),
+  template: Type.Optional(Nullable(Type.Enum(Object.keys(TEMPLATES), {
+    deprecated: true,
+    description: 'Deprecated: normalised to cardType (default->basic, math->formula, code->code-behavior) with warning TEMPLATE_DEPRECATED; never returned.',
+  }))),
+}, { additionalProperties: false });
+
+export const CardExtrasSchema = Type.Object({
+  ...extrasFields,
+  frontType: ContentTypeSchema,
+  backType: ContentTypeSchema,
+  cardType: Type.Optional(Nullable(Type.Enum([...CARD_TYPES]))),
+}, { additionalProperties: false, description: 'frontType and backType always come back resolved from the card type defaults.' });
+
+const side = (description: string) => Nullable(Type.String({ maxLength: 4000, description }));
+
+export const CardInputSchema = Type.Object({
+  front: Type.Optional(side('Front side; at least one of front or back must be a non-empty string')),
+  back: Type.Optional(side('Back side')),
+  oneSided: Type.Optional(Type.Boolean({ default: false })),
+  frontMedia: Type.Optional(SideMediaSchema),
+  backMedia: Type.Optional(SideMediaSchema),
+  extras: Type.Optional(CardExtrasInputSchema),
+}, { additionalProperties: false });
+
+export const CardPatchSchema = Type.Object({
+  front: Type.Optional(side('Front side')),
+  back: Type.Optional(side('Back side')),
+  oneSided: Type.Optional(Type.Boolean()),
+  frontMedia: Type.Optional(SideMediaSchema),
+  backMedia: Type.Optional(SideMediaSchema),
+  extras: Type.Optional(CardExtrasInputSchema),
+}, { additionalProperties: false, minProperties: 1, description: 'At least one property. `extras` replaces the whole extras object.' });
+
+export const CardDtoSchema = Type.Object({
+  id: Type.String(),
+  order: Type.Integer({ minimum: 0, description: '0-based position in the deck' }),
+  front: Nullable(Type.String()),
+  back: Nullable(Type.String()),
+  oneSided: Type.Boolean(),
+  frontMedia: Type.Optional(SideMediaSchema),
+  backMedia: Type.Optional(SideMediaSchema),
+  extras: Type.Optional(CardExtrasSchema),
+}, { additionalProperties: false });
+
+const tagsSchema = Type.Array(Type.String({ maxLength: 40 }), {
+  maxItems: 20,
+  description: 'Trimmed, empty ones dropped, duplicates (case-insensitive) removed keeping the first spelling.',
+});
+const titleSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+const langSchema = Type.String({ minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$', description: 'Language code such as en, fr, pl, pt-BR' });
+const thumbnailSchema = Nullable(Type.String({ maxLength: 2048, format: 'uri', pattern: HTTPS_URL_PATTERN, description: 'https URL only' }));
+
+export const DeckMetaInputSchema = Type.Object({
+  title: titleSchema,
+  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  lang: Type.Optional(langSchema),
+  visibility: Type.Optional(VisibilitySchema),
+  tags: Type.Optional(tagsSchema),
+  thumbnail: Type.Optional(thumbnailSchema),
+}, { additionalProperties: false });
+
+export const DeckPatchSchema = Type.Object({
+  title: Type.Optional(titleSchema),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  lang: Type.Optional(langSchema),
+  visibility: Type.Optional(VisibilitySchema),
+  tags: Type.Optional(tagsSchema),
+  thumbnail: Type.Optional(thumbnailSchema),
+}, { additionalProperties: false, minProperties: 1, description: 'Metadata only, at least one property; cards are not editable through it.' });
+
+const summaryFields = {
+  id: Type.String(),
+  title: Type.String(),
+  visibility: VisibilitySchema,
+  cardCount: Type.Integer({ minimum: 0 }),
+  version: Nullable(Type.String({ format: 'date-time', description: "Optimistic-concurrency token: the deck's last-update time. Send it as If-Match." })),
+  description: Type.Optional(Nullable(Type.String())),
+  lang: Type.Optional(Nullable(Type.String())),
+  tags: Type.Optional(Type.Array(Type.String())),
+  thumbnail: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
+  previewUrl: Type.Optional(Type.String({ format: 'uri', description: 'Learning view' })),
+  editUrl: Type.Optional(Type.String({ format: 'uri', description: 'Owner editor' })),
+  updatedAt: Type.Optional(Nullable(DateTime)),
+  createdAt: Type.Optional(Nullable(DateTime)),
+};
+
+export const DeckSummarySchema = Type.Object(summaryFields, { additionalProperties: false });
+
+export const DeckDetailSchema = Type.Object({
+  ...summaryFields,
+  cards: Type.Array(CardDtoSchema, { maxItems: MAX_CARDS_PER_DECK, description: 'The complete card set in order' }),
+  nextCardsToken: Type.Optional(Type.String({ description: 'Never set: every card is always returned' })),
+}, { additionalProperties: false });
+
+export const DeckListSchema = Type.Object({
+  items: Type.Array(DeckSummarySchema),
+  nextToken: Nullable(Type.String({ description: 'Opaque keyset cursor for the next page; null on the last page' })),
+}, { additionalProperties: false });
+
+export const CapacitySchema = Type.Object({
+  can_create: Type.Boolean(),
+  current_decks: Type.Integer({ minimum: 0 }),
+  deck_limit: Nullable(Type.Integer({ minimum: 0, description: 'null means no limit' })),
+}, { additionalProperties: false });
+
+export const WarningSchema = Type.Object({
+  code: Type.String({ description: 'CONTENT_TYPE_MISMATCH_TEXT_LOOKS_RICH, CARD_TYPE_FORMULA_FRONT_NOT_MATH, LANG_DEFAULTED, FRONT_SECTION_MISSING, TEMPLATE_DEPRECATED' }),
+  message: Type.String(),
+  cardIndex: Type.Optional(Type.Integer({ minimum: 0 })),
+}, { additionalProperties: false });
+
+export const ImportBodySchema = Type.Object({
+  deck: DeckMetaInputSchema,
+  cards: Type.Array(CardInputSchema, { minItems: 1, maxItems: MAX_CARDS_PER_DECK }),
+}, { additionalProperties: false });
+
+export const ImportResultSchema = Type.Object({
+  deckId: Type.String(),
+  cardCount: Type.Integer({ minimum: 0 }),
+  mode: Type.Enum(['create', 'update']),
+  previewUrl: Type.String({ format: 'uri' }),
+  editUrl: Type.String({ format: 'uri' }),
+  visibility: VisibilitySchema,
+  title: Type.Optional(Type.String()),
+  version: Type.Optional(Nullable(DateTime)),
+  idempotencyKey: Type.Optional(Type.String()),
+  warnings: Type.Optional(Type.Array(WarningSchema)),
+}, { additionalProperties: false });
+
+export const AppendBodySchema = Type.Object({
+  cards: Type.Array(CardInputSchema, { minItems: 1, maxItems: MAX_CARDS_PER_DECK }),
+}, { additionalProperties: false });
+
+export const AppendCardsResultSchema = Type.Object({
+  deckId: Type.String(),
+  addedCount: Type.Integer({ minimum: 1 }),
+  cardCount: Type.Integer({ minimum: 0 }),
+  version: Nullable(DateTime),
+  cards: Type.Array(CardDtoSchema),
+  idempotencyKey: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
+export type SideMedia = Static<typeof SideMediaSchema>;
+export type CardExtrasInput = Static<typeof CardExtrasInputSchema>;
+export type CardExtras = Static<typeof CardExtrasSchema>;
+export type CardInput = Static<typeof CardInputSchema>;
+export type CardPatch = Static<typeof CardPatchSchema>;
+export type CardDto = Static<typeof CardDtoSchema>;
+export type DeckMetaInput = Static<typeof DeckMetaInputSchema>;
+export type DeckPatch = Static<typeof DeckPatchSchema>;
+export type DeckSummary = Static<typeof DeckSummarySchema>;
+export type DeckDetail = Static<typeof DeckDetailSchema>;
+export type DeckList = Static<typeof DeckListSchema>;
+export type Capacity = Static<typeof CapacitySchema>;
+export type ImportBody = Static<typeof ImportBodySchema>;
+export type ImportResult = Static<typeof ImportResultSchema>;
+export type ImportWarning = Static<typeof WarningSchema>;
+export type AppendBody = Static<typeof AppendBodySchema>;
+export type AppendCardsResult = Static<typeof AppendCardsResultSchema>;

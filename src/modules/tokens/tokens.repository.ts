@@ -1,0 +1,62 @@
+import type { Db } from '../../db/database.ts';
+import type { Scope } from './scopes.ts';
+
+export interface TokenRecord {
+  id: string;
+  userId: string;
+  kind: 'pat' | 'oauth';
+  name: string;
+  prefix: string;
+  hash: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+type Row = {
+  id: string; user_id: string; kind: string; name: string; prefix: string; hash: string;
+  scopes: string; created_at: string; expires_at: string | null; revoked_at: string | null;
+};
+
+function toRecord(row: Row): TokenRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    kind: row.kind as TokenRecord['kind'],
+    name: row.name,
+    prefix: row.prefix,
+    hash: row.hash,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export async function insertToken(db: Db, t: TokenRecord): Promise<void> {
+  await db.insertInto('tokens').values({
+    id: t.id, user_id: t.userId, kind: t.kind, name: t.name, prefix: t.prefix, hash: t.hash,
+    scopes: JSON.stringify(t.scopes), created_at: t.createdAt, expires_at: t.expiresAt, revoked_at: t.revokedAt,
+  }).execute();
+}
+
+export async function findTokenByPrefix(db: Db, prefix: string): Promise<TokenRecord | null> {
+  const row = await db.selectFrom('tokens').selectAll().where('prefix', '=', prefix).executeTakeFirst();
+  return row ? toRecord(row) : null;
+}
+
+export async function findTokenById(db: Db, id: string): Promise<TokenRecord | null> {
+  const row = await db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toRecord(row) : null;
+}
+
+export async function listTokensOfUser(db: Db, userId: string): Promise<TokenRecord[]> {
+  const rows = await db.selectFrom('tokens').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').execute();
+  return rows.map(toRecord);
+}
+
+export async function markTokenRevoked(db: Db, id: string, at: string): Promise<boolean> {
+  const result = await db.updateTable('tokens').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import type { RouteModule } from '../../http.ts';
+import { AUTH_ERRORS, errorResponses } from '../../schemas/common.ts';
+import { TOKEN_SCOPES } from './scopes.ts';
+
+export const WhoAmISchema = Type.Object({
+  userId: Type.String(),
+  scopes: Type.Array(Type.Enum([...TOKEN_SCOPES])),
+  source: Type.Enum(['pat', 'oauth'], { description: '`pat` for a personal access token, `oauth` (extension) for an OAuth access token' }),
+  token: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    prefix: Type.String(),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false });
+
+export const whoamiRoutes: RouteModule = (app) => {
+  app.get('/whoami', {
+    config: { auth: { scope: null } },
+    schema: {
+      operationId: 'whoami',
+      tags: ['account'],
+      summary: 'Identify the calling token (connection test)',
+      response: { 200: WhoAmISchema, ...errorResponses(AUTH_ERRORS) },
+    },
+  }, async (request) => {
+    const p = request.principal!;
+    return { userId: p.userId, scopes: [...p.scopes], source: p.source, token: { id: p.tokenId, name: p.tokenName, prefix: p.tokenPrefix } };
+  });
+};

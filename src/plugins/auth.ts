@@ -1,0 +1,64 @@
+// Bearer authentication, per-token rate limits and scopes, as one onRequest hook for API routes:
+// authenticate (401), count against the token's limits (429), then check the scope (403).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/database.ts';
+import { AppError, isAppError } from '../errors.ts';
+import { authenticateToken, type Principal } from '../modules/tokens/tokens.service.ts';
+import { rateLimitHeader, type FailedAuthThrottle, type TokenRateLimiter } from './rate-limits.ts';
+
+export interface AuthOptions {
+  db: Db;
+  clock: Clock;
+  hashKey: string;
+  publicUrl: string;
+  limiter: TokenRateLimiter;
+  failedAuth: FailedAuthThrottle;
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+  const metadataUrl = `${options.publicUrl}/.well-known/oauth-protected-resource`;
+  const challenge = (extra: string) => `Bearer ${extra}resource_metadata="${metadataUrl}"`;
+
+  async function authenticate(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.authorization;
+    const blocked = await options.failedAuth.blockedFor(request.ip);
+    if (blocked > 0) {
+      throw new AppError('RATE_LIMITED', 'Too many failed authentication attempts from this address', undefined, { 'Retry-After': String(blocked) });
+    }
+    const match = header === undefined ? null : BEARER.exec(header);
+    try {
+      if (!match) throw new AppError('UNAUTHORIZED', header === undefined ? 'An Authorization: Bearer token is required' : 'The Authorization header is not a Bearer token');
+      return await authenticateToken(options.db, options.clock, options.hashKey, match[1] as string);
+    } catch (error) {
+      if (isAppError(error) && error.status === 401) {
+        if (header !== undefined) await options.failedAuth.recordFailure(request.ip);
+        const extra = header !== undefined ? 'error="invalid_token", ' : '';
+        throw new AppError(error.code, error.message, error.details, { 'WWW-Authenticate': challenge(extra) });
+      }
+      throw error;
+    }
+  }
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const auth = request.routeOptions.config.auth;
+    if (!auth) return;
+    const principal = await authenticate(request);
+    request.principal = principal;
+    const decision = await options.limiter.consume(principal.tokenId, options.clock.now().getTime());
+    reply.header('RateLimit-Policy', options.limiter.policyHeader());
+    reply.header('RateLimit', rateLimitHeader(decision));
+    if (!decision.allowed) {
+      throw new AppError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per ${decision.window} exceeded`, {
+        window: decision.window, limit: decision.limit,
+      }, { 'Retry-After': String(decision.resetSeconds) });
+    }
+    if (auth.scope !== null && !principal.scopes.includes(auth.scope)) {
+      throw new AppError('FORBIDDEN', `This call needs the ${auth.scope} scope`, { requiredScope: auth.scope }, {
+        'WWW-Authenticate': challenge(`error="insufficient_scope", scope="${auth.scope}", `),
+      });
+    }
+  });
+}

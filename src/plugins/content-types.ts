@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+
+const DEFAULT_ACCEPTS = ['application/json'] as const;
+
+function mediaType(header: string | undefined): string | null {
+  if (!header) return null;
+  return (header.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/**
+ * JSON everywhere, deck markdown where a route accepts it. Bodies of any other type, or of a
+ * type the route does not take, are 415 UNSUPPORTED_MEDIA_TYPE.
+ */
+export function registerContentTypes(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addHook('preValidation', async (request) => {
+    const type = mediaType(request.headers['content-type']);
+    if (type === null || request.body === undefined) return;
+    const accepts = request.routeOptions.config.accepts ?? DEFAULT_ACCEPTS;
+    if (!accepts.includes(type)) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted here; use ${accepts.join(' or ')}`);
+    }
+  });
+}

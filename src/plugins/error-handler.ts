@@ -1,0 +1,51 @@
+// The one place errors become responses: every non-2xx body is the envelope, 5xx messages are
+// generic, and no stack trace leaves the server.
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, envelope, isAppError } from '../errors.ts';
+import { bodyValidationError, queryValidationError } from '../validation.ts';
+
+function isEmptyBody(body: unknown): boolean {
+  return body === undefined || body === null || body === '';
+}
+
+export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (isAppError(error)) return error;
+  if (error.validation) {
+    if (error.validationContext === 'body') {
+      return isEmptyBody(request.body) ? new AppError('BAD_REQUEST', 'The request body is empty') : bodyValidationError(error.validation as never);
+    }
+    return queryValidationError(error.validation as never, error.validationContext ?? 'querystring');
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('BAD_REQUEST', 'The request body is empty');
+    default:
+      break;
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 404) return new AppError('NOT_FOUND', 'No such route');
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type');
+  if (status >= 400 && status < 500) {
+    const malformedJson = error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
+    return new AppError('BAD_REQUEST', malformedJson ? 'The request body is not valid JSON' : 'Malformed request');
+  }
+  if (status === 503) return new AppError('SERVICE_UNAVAILABLE', 'A backing service is unavailable', undefined, { 'Retry-After': '5' });
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error, request);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
+    reply.code(appError.status).type('application/json; charset=utf-8').send(envelope(appError.code, appError.message, appError.details));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).type('application/json; charset=utf-8').send(envelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
+  });
+}

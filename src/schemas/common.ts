@@ -1,0 +1,55 @@
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CATALOG, type ErrorCode } from '../errors.ts';
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const DateTime = Type.String({ format: 'date-time' });
+
+export const ErrorEnvelopeSchema = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Unknown()),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false });
+
+/**
+ * The error responses of one route, grouped by status: each status's schema names exactly the
+ * codes the route can return with it, so the OpenAPI document lists every status and code.
+ */
+export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CATALOG[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TSchema> = {};
+  for (const [status, list] of byStatus) {
+    out[status] = Type.Object({
+      error: Type.Object({
+        code: Type.Enum(list),
+        message: Type.String(),
+        details: Type.Optional(Type.Unknown()),
+      }, { additionalProperties: false }),
+    }, {
+      additionalProperties: false,
+      description: list.map((c) => `\`${c}\`: ${ERROR_CATALOG[c].description}`).join('. '),
+    });
+  }
+  return out;
+}
+
+/** Codes every token-authenticated route can return. */
+export const AUTH_ERRORS = ['UNAUTHORIZED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const satisfies readonly ErrorCode[];
+/** Codes of routes that take a body. */
+export const BODY_ERRORS = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const satisfies readonly ErrorCode[];
+
+export const IdempotencyKeyHeader = Type.String({
+  minLength: 8,
+  maxLength: 128,
+  description: 'Retry with the same key and body returns the stored response (header `Idempotent-Replayed: true`); a different body gives 409 IDEMPOTENCY_CONFLICT; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After: 1. Keys are scoped to the user and operation and kept 24 hours; only 2xx responses are stored.',
+});
+
+export const IfMatchHeader = Type.String({
+  description: 'Optional optimistic concurrency: the deck `version` this write expects. A stale version gives 412 VERSION_MISMATCH. Quotes are optional.',
+});
