@@ -18,6 +18,9 @@ import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
 import { getOrCreateSecret } from './modules/system/settings.repository.ts';
 import { systemRoutes } from './modules/system/system.routes.ts';
 import { whoamiRoutes } from './modules/tokens/whoami.routes.ts';
+import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
+import { addUser } from './modules/users/users.service.ts';
+import type { User } from './modules/users/users.repository.ts';
 import { registerActivityLog } from './plugins/activity.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerContentTypes } from './plugins/content-types.ts';
@@ -36,7 +39,15 @@ export interface AppOverrides {
   pgSchema?: string;
 }
 
-export type FlashdeckApp = FastifyInstance & { services: ServiceContext; activity: ActivityRecorder };
+export interface FlashdeckApp extends FastifyInstance {
+  services: ServiceContext;
+  activity: ActivityRecorder;
+  /** Operator actions (the CLI's, and tests' setup) on this app's store. */
+  admin: {
+    addUser(email: string): Promise<User>;
+    createToken(input: CreateTokenInput): Promise<{ token: string; summary: TokenSummary }>;
+  };
+}
 
 const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes];
 
@@ -114,7 +125,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await store.close();
     });
     await app.ready();
-    return Object.assign(app, { services, activity }) as unknown as FlashdeckApp;
+    const admin: FlashdeckApp['admin'] = {
+      addUser: (email) => addUser(store.db, clock, email),
+      createToken: (input) => createToken(store.db, clock, hashKey, input),
+    };
+    return Object.assign(app, { services, activity, admin }) as unknown as FlashdeckApp;
   } catch (error) {
     await stores?.close();
     await store.close();

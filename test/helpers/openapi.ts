@@ -1,0 +1,49 @@
+// Checks every response a test receives against the OpenAPI document the server serves.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+export class OpenApiChecker {
+  readonly #ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  readonly #routes: { method: string; pattern: RegExp; operation: Operation; template: string }[] = [];
+  readonly #compiled = new Map<object, ValidateFunction>();
+
+  constructor(document: Document) {
+    for (const [template, methods] of Object.entries(document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      for (const [method, operation] of Object.entries(methods)) {
+        this.#routes.push({ method: method.toUpperCase(), pattern, operation, template });
+      }
+    }
+    // Static segments beat parameters, as in the router (/decks/capacity vs /decks/{deckId}).
+    this.#routes.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
+  }
+
+  /** Throws if the response is not one the document describes for this operation. */
+  check(method: string, apiPath: string, status: number, contentType: string | null, body: unknown): void {
+    const route = this.#routes.find((r) => r.method === method && r.pattern.test(apiPath));
+    if (!route) {
+      if (status === 404 || status === 405 || method === 'OPTIONS') return; // not a documented route
+      throw new Error(`OpenAPI: no operation for ${method} ${apiPath}`);
+    }
+    const response = route.operation.responses[String(status)] ?? route.operation.responses.default;
+    if (!response) throw new Error(`OpenAPI: ${method} ${route.template} does not document status ${status}`);
+    if (!response.content) return;
+    const mediaType = (contentType ?? '').split(';')[0]?.trim() ?? '';
+    const media = response.content[mediaType];
+    if (!media) throw new Error(`OpenAPI: ${method} ${route.template} ${status} does not document ${mediaType}`);
+    let validate = this.#compiled.get(media.schema);
+    if (!validate) {
+      validate = this.#ajv.compile(media.schema);
+      this.#compiled.set(media.schema, validate);
+    }
+    if (!validate(body)) {
+      throw new Error(`OpenAPI: ${method} ${route.template} ${status} body does not match: ${this.#ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// Builds the real app on a temporary store, listens on a real port, and closes both after.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp, type AppOverrides, type FlashdeckApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { OpenApiChecker } from './openapi.ts';
+
+export const ALL_SCOPES = ['decks:read', 'decks:write', 'reviews:read', 'reviews:write', 'decks:delete', 'public-decks:read'];
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string;
+  /** A JSON body (serialised here) */
+  json?: unknown;
+  /** A raw body, sent as is */
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestUser {
+  userId: string;
+  email: string;
+  token: string;
+  tokenId: string;
+}
+
+export interface TestServer {
+  app: FlashdeckApp;
+  config: Config;
+  url: string;
+  base: string;
+  dataDir: string;
+  api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  user(options?: { email?: string; scopes?: string[] }): Promise<TestUser>;
+  token(email: string, scopes: string[], name?: string): Promise<{ token: string; tokenId: string }>;
+  close(): Promise<void>;
+}
+
+let userCounter = 0;
+
+export async function startServer(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-test-'));
+  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...env });
+  const app = await buildApp(config, { logger: false, ...overrides });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  const base = `${url}/api/v1`;
+  const checker = new OpenApiChecker(app.swagger() as never);
+
+  async function api<T>(method: string, apiPath: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: string | Buffer | undefined = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    const target = apiPath.startsWith('http') ? apiPath : `${base}${apiPath}`;
+    const res = await fetch(target, { method, headers, body });
+    const text = await res.text();
+    const contentType = res.headers.get('content-type');
+    const parsed = contentType?.includes('json') && text !== '' ? JSON.parse(text) : text;
+    const pathname = new URL(target).pathname;
+    if (pathname.startsWith('/api/v1/') && !pathname.startsWith('/api/v1/docs')) {
+      checker.check(method, pathname.slice('/api/v1'.length), res.status, contentType, parsed);
+    }
+    if (res.status >= 400 && pathname.startsWith('/api/v1/')) {
+      if (typeof parsed !== 'object' || !parsed || typeof parsed.error?.code !== 'string' || typeof parsed.error?.message !== 'string') {
+        throw new Error(`non-2xx without the error envelope: ${res.status} ${text.slice(0, 200)}`);
+      }
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed as T };
+  }
+
+  async function token(email: string, scopes: string[], name = 'test token') {
+    const created = await app.admin.createToken({ email, name, scopes });
+    return { token: created.token, tokenId: created.summary.id };
+  }
+
+  async function user(options: { email?: string; scopes?: string[] } = {}): Promise<TestUser> {
+    const email = options.email ?? `user${++userCounter}-${process.pid}@example.com`;
+    const created = await app.admin.addUser(email);
+    const t = await token(email, options.scopes ?? ALL_SCOPES);
+    return { userId: created.id, email, ...t };
+  }
+
+  return {
+    app, config, url, base, dataDir, api, user, token,
+    async close() {
+      await app.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A valid import body with `n` cards. */
+export function deckBody(n = 3, title = 'Test deck'): { deck: { title: string; lang: string }; cards: { front: string; back: string }[] } {
+  return {
+    deck: { title, lang: 'en' },
+    cards: Array.from({ length: n }, (_, i) => ({ front: `Question ${i + 1}`, back: `Answer ${i + 1}` })),
+  };
+}
+
+export async function createDeck(server: TestServer, token: string, n = 3, title = 'Test deck'): Promise<{ deckId: string; version: string }> {
+  const res = await server.api('POST', '/decks/import', { token, json: deckBody(n, title) });
+  if (res.status !== 201) throw new Error(`import failed: ${res.status} ${res.text}`);
+  return { deckId: res.body.deckId, version: res.body.version };
+}
