@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generatePat } from '../../src/modules/tokens/token-format.ts';
+import { revokeToken } from '../../src/modules/tokens/tokens.service.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+
+const PUBLIC_URL = 'https://flash.example.com';
+const METADATA = `resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource"`;
+
+// Every token-authenticated route, with a request that would succeed for the deck's owner.
+function routes(deckId: string, cardId: string): { name: string; method: string; path: string; json?: unknown }[] {
+  return [
+    { name: 'GET /whoami', method: 'GET', path: '/whoami' },
+    { name: 'GET /decks', method: 'GET', path: '/decks' },
+    { name: 'GET /decks/capacity', method: 'GET', path: '/decks/capacity' },
+    { name: 'GET /decks/{deckId}', method: 'GET', path: `/decks/${deckId}` },
+    { name: 'PATCH /decks/{deckId}', method: 'PATCH', path: `/decks/${deckId}`, json: { title: 'Renamed' } },
+    { name: 'POST /decks/{deckId}/cards', method: 'POST', path: `/decks/${deckId}/cards`, json: { cards: [{ front: 'q', back: 'a' }] } },
+    { name: 'PATCH /decks/{deckId}/cards/{cardId}', method: 'PATCH', path: `/decks/${deckId}/cards/${cardId}`, json: { front: 'changed' } },
+    { name: 'POST /decks/import', method: 'POST', path: '/decks/import', json: deckBody(1) },
+    { name: 'POST /decks/import?mode=update', method: 'POST', path: `/decks/import?mode=update&targetDeckId=${deckId}`, json: deckBody(1) },
+  ];
+}
+
+function assertUnauthorized(res: ApiResponse, code: 'UNAUTHORIZED' | 'TOKEN_REVOKED', tokenPresented: boolean): void {
+  assert.equal(res.status, 401, res.text);
+  assert.equal(res.body.error.code, code);
+  const challenge = res.headers.get('www-authenticate') ?? '';
+  assert.match(challenge, /^Bearer /);
+  assert.ok(challenge.includes(METADATA), challenge);
+  assert.equal(challenge.includes('error="invalid_token"'), tokenPresented, challenge);
+}
+
+async function firstCardId(server: TestServer, token: string, deckId: string): Promise<string> {
+  const deck = await server.api('GET', `/decks/${deckId}`, { token });
+  return deck.body.cards[0].id;
+}
+
+describe('authentication', () => {
+  let server: TestServer;
+  let owner: { token: string; tokenId: string; email: string };
+  let deckId: string;
+  let cardId: string;
+  before(async () => {
+    server = await startServer({ PUBLIC_URL, FAILED_AUTH_PER_MINUTE: '1000' });
+    owner = await server.user();
+    ({ deckId } = await createDeck(server, owner.token));
+    cardId = await firstCardId(server, owner.token, deckId);
+  });
+  after(async () => { await server.close(); });
+
+  test('should answer 401 UNAUTHORIZED without error= when no Authorization header is sent, on every route', async () => {
+    for (const route of routes(deckId, cardId)) {
+      const res = await server.api(route.method, route.path, { json: route.json });
+      assertUnauthorized(res, 'UNAUTHORIZED', false);
+    }
+  });
+
+  test('should answer 401 UNAUTHORIZED with error="invalid_token" for a header that is not Bearer', async () => {
+    for (const header of ['Basic dXNlcjpwYXNz', `Token ${owner.token}`, 'Bearer', 'Bearer ', `Bearer ${owner.token} extra`]) {
+      const res = await server.api('GET', '/whoami', { headers: { authorization: header } });
+      assertUnauthorized(res, 'UNAUTHORIZED', true);
+    }
+  });
+
+  test('should answer 401 UNAUTHORIZED for a malformed token', async () => {
+    for (const token of ['not-a-token', 'svc_pat_short_secret', owner.token.replace('svc_pat_', 'svc_oat_'), `${owner.token}x`]) {
+      assertUnauthorized(await server.api('GET', '/whoami', { token }), 'UNAUTHORIZED', true);
+    }
+  });
+
+  test('should answer 401 UNAUTHORIZED for a token whose checksum does not hold', async () => {
+    const last = owner.token.at(-1);
+    const mistyped = owner.token.slice(0, -1) + (last === 'a' ? 'b' : 'a');
+    assertUnauthorized(await server.api('GET', '/whoami', { token: mistyped }), 'UNAUTHORIZED', true);
+  });
+
+  test('should answer 401 UNAUTHORIZED for a well-formed token the service never issued', async () => {
+    const { token } = generatePat();
+    assertUnauthorized(await server.api('GET', '/whoami', { token }), 'UNAUTHORIZED', true);
+  });
+
+  test('should never accept a token in the query string', async () => {
+    for (const name of ['access_token', 'token']) {
+      const res = await server.api('GET', `/whoami?${name}=${owner.token}`);
+      assertUnauthorized(res, 'UNAUTHORIZED', false);
+    }
+  });
+
+  test('should answer 401 TOKEN_REVOKED on every route once the token is revoked', async () => {
+    const { token, tokenId } = await server.token(owner.email, ['decks:read', 'decks:write']);
+    assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
+    await revokeToken(server.app.services.db, server.app.services.clock, tokenId);
+    for (const route of routes(deckId, cardId)) {
+      const res = await server.api(route.method, route.path, { token, json: route.json });
+      assertUnauthorized(res, 'TOKEN_REVOKED', true);
+    }
+    const deck = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    assert.equal(deck.body.title, 'Test deck');
+    assert.equal(deck.body.cardCount, 3);
+  });
+
+  test('should keep other tokens of the user working after one is revoked', async () => {
+    const { tokenId } = await server.token(owner.email, ['decks:read']);
+    await revokeToken(server.app.services.db, server.app.services.clock, tokenId);
+    assert.equal((await server.api('GET', '/whoami', { token: owner.token })).status, 200);
+  });
+});
+
+describe('token expiry', () => {
+  let now = Date.parse('2030-03-01T12:00:00.000Z');
+  const clock = { now: () => new Date(now) };
+  let server: TestServer;
+  before(async () => { server = await startServer({ PUBLIC_URL }, { clock }); });
+  after(async () => { await server.close(); });
+
+  test('should answer 401 TOKEN_REVOKED once the token has expired', async () => {
+    const user = await server.user();
+    const created = await server.app.admin.createToken({ email: user.email, name: 'week', scopes: ['decks:read'], expiresDays: 7 });
+    const expiresAt = Date.parse(created.summary.expiresAt as string);
+    assert.equal(expiresAt, now + 7 * 86_400_000);
+
+    now = expiresAt - 1000;
+    assert.equal((await server.api('GET', '/decks', { token: created.token })).status, 200);
+    now = expiresAt + 1000;
+    assertUnauthorized(await server.api('GET', '/decks', { token: created.token }), 'TOKEN_REVOKED', true);
+    assertUnauthorized(await server.api('GET', '/whoami', { token: created.token }), 'TOKEN_REVOKED', true);
+  });
+
+  test('should expire a default token after 90 days', async () => {
+    const user = await server.user();
+    now += 89 * 86_400_000;
+    assert.equal((await server.api('GET', '/whoami', { token: user.token })).status, 200);
+    now += 2 * 86_400_000;
+    assertUnauthorized(await server.api('GET', '/whoami', { token: user.token }), 'TOKEN_REVOKED', true);
+  });
+});
+
+describe('failed-authentication throttling', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer({ PUBLIC_URL, FAILED_AUTH_PER_MINUTE: '3' }); });
+  after(async () => { await server.close(); });
+
+  test('should answer 429 RATE_LIMITED to an address after too many failed attempts, even with a valid token', async () => {
+    const user = await server.user();
+    assert.equal((await server.api('GET', '/whoami', { token: user.token })).status, 200);
+    for (let i = 0; i < 3; i++) {
+      const guess = await server.api('GET', '/whoami', { token: generatePat().token });
+      assert.equal(guess.status, 401);
+    }
+    const blocked = await server.api('GET', '/whoami', { token: user.token });
+    assert.equal(blocked.status, 429);
+    assert.equal(blocked.body.error.code, 'RATE_LIMITED');
+    const retryAfter = blocked.headers.get('retry-after') ?? '';
+    assert.match(retryAfter, /^\d+$/);
+    assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, retryAfter);
+    const guess = await server.api('GET', '/decks', { token: generatePat().token });
+    assert.equal(guess.status, 429);
+  });
+});
