@@ -16,6 +16,10 @@ export function registerContentTypes(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('preValidation', async (request) => {
+    const takesBody = request.routeOptions.schema?.body !== undefined;
+    if (takesBody && (request.body === undefined || request.body === null || request.body === '')) {
+      throw new AppError('BAD_REQUEST', 'The request body is empty');
+    }
     const type = mediaType(request.headers['content-type']);
     if (type === null || request.body === undefined) return;
     const accepts = request.routeOptions.config.accepts ?? DEFAULT_ACCEPTS;
