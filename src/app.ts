@@ -15,6 +15,7 @@ import { cardsRoutes } from './modules/cards/cards.routes.ts';
 import { deckImportRoutes } from './modules/deck-import/deck-import.routes.ts';
 import { decksRoutes } from './modules/decks/decks.routes.ts';
 import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
+import { reviewsRoutes } from './modules/reviews/reviews.routes.ts';
 import { getOrCreateSecret } from './modules/system/settings.repository.ts';
 import { systemRoutes } from './modules/system/system.routes.ts';
 import { whoamiRoutes } from './modules/tokens/whoami.routes.ts';
@@ -49,7 +50,7 @@ export interface FlashdeckApp extends FastifyInstance {
   };
 }
 
-const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes];
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes];
 
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FlashdeckApp> {
   const clock = overrides.clock ?? systemClock;

@@ -77,6 +77,46 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface ReviewSessionsTable {
+  id: string;
+  user_id: string;
+  deck_id: string;
+  status: string; // 'active' | 'completed' | 'abandoned'
+  deck_version: string;
+  cards: string; // JSON array of card ids, in review order
+  answered: number;
+  stats: string | null; // JSON, written once on completion
+  started_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface ReviewAnswersTable {
+  session_id: string;
+  card_id: string;
+  seq: number;
+  rating: string; // 'again' | 'hard' | 'good' | 'easy'
+  duration_ms: number | null;
+  answered_at: string;
+  due: string;
+}
+
+/** A ts-fsrs Card per user and card. */
+export interface CardSchedulesTable {
+  user_id: string;
+  card_id: string;
+  due: string;
+  stability: number;
+  difficulty: number;
+  elapsed_days: number;
+  scheduled_days: number;
+  learning_steps: number;
+  reps: number;
+  lapses: number;
+  state: number;
+  last_review: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -85,4 +125,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   activity: ActivityTable;
   settings: SettingsTable;
+  review_sessions: ReviewSessionsTable;
+  review_answers: ReviewAnswersTable;
+  card_schedules: CardSchedulesTable;
 }

@@ -16,6 +16,7 @@ import {
 import { ImportBodySchema, type ImportBody, type ImportResult, type ImportWarning } from '../decks/decks.schemas.ts';
 import { assertVersion, requireOwnedDeck } from '../decks/decks.service.ts';
 import type { Principal } from '../tokens/tokens.service.ts';
+import { deleteSchedules } from '../reviews/reviews.repository.ts';
 import { lockUser } from '../users/users.repository.ts';
 import { parseDeckMarkdown } from './deck-markdown.ts';
 
@@ -122,6 +123,9 @@ async function replaceDeck(
     if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, changes))) throw new ConcurrentUpdate();
     await deleteCardsOfDeck(trx, deck.id);
     await insertCards(trx, deck.id, next, contentHash);
+    // A card the import drops takes its review schedule with it; kept cards keep theirs.
+    const kept = new Set(next.map((c) => c.id));
+    await deleteSchedules(trx, principal.userId, existing.filter((c) => !kept.has(c.id)).map((c) => c.id));
     return result(ctx, { ...deck, ...changes }, 'update', prepared.warnings);
   });
 }

@@ -1,0 +1,60 @@
+// FSRS through ts-fsrs: one pure step from (schedule, rating, now) to the next schedule.
+import { Rating, createEmptyCard, fsrs, generatorParameters, type Card, type Grade } from 'ts-fsrs';
+import type { ReviewRating } from './reviews.schemas.ts';
+
+/** A ts-fsrs Card as stored: times as ISO strings. */
+export interface CardSchedule {
+  due: string;
+  stability: number;
+  difficulty: number;
+  elapsedDays: number;
+  scheduledDays: number;
+  learningSteps: number;
+  reps: number;
+  lapses: number;
+  state: number;
+  lastReview: string | null;
+}
+
+// No fuzz: the same answers at the same times give the same due times (tests and support rely on it).
+const scheduler = fsrs(generatorParameters({ enable_fuzz: false }));
+
+const GRADES: Record<ReviewRating, Grade> = {
+  again: Rating.Again,
+  hard: Rating.Hard,
+  good: Rating.Good,
+  easy: Rating.Easy,
+};
+
+function toCard(schedule: CardSchedule | null, now: Date): Card {
+  if (schedule === null) return createEmptyCard(now);
+  return {
+    due: new Date(schedule.due),
+    stability: schedule.stability,
+    difficulty: schedule.difficulty,
+    elapsed_days: schedule.elapsedDays,
+    scheduled_days: schedule.scheduledDays,
+    learning_steps: schedule.learningSteps,
+    reps: schedule.reps,
+    lapses: schedule.lapses,
+    state: schedule.state,
+    ...(schedule.lastReview === null ? {} : { last_review: new Date(schedule.lastReview) }),
+  };
+}
+
+/** The schedule after answering `rating` at `now`; `previous` null means a card never reviewed. */
+export function nextSchedule(previous: CardSchedule | null, rating: ReviewRating, now: Date): CardSchedule {
+  const { card } = scheduler.next(toCard(previous, now), now, GRADES[rating]);
+  return {
+    due: card.due.toISOString(),
+    stability: card.stability,
+    difficulty: card.difficulty,
+    elapsedDays: card.elapsed_days,
+    scheduledDays: card.scheduled_days,
+    learningSteps: card.learning_steps,
+    reps: card.reps,
+    lapses: card.lapses,
+    state: card.state,
+    lastReview: card.last_review ? card.last_review.toISOString() : null,
+  };
+}
