@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { findRecord, insertClaim } from '../../src/modules/idempotency/idempotency.repository.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser } from '../helpers/server.ts';
+
+/** A clock the tests move forward by hand. */
+function manualClock() {
+  let now = Date.now();
+  return { now: () => new Date(now), advance(ms: number) { now += ms; } };
+}
+
+const HOUR = 3_600_000;
+let keyCounter = 0;
+const newKey = () => `idem-key-${process.pid}-${++keyCounter}`;
+const card = (front: string) => ({ cards: [{ front, back: `${front} answer` }] });
+
+function assertFresh(res: ApiResponse, status: number): void {
+  assert.equal(res.status, status, res.text);
+  assert.equal(res.headers.get('idempotent-replayed'), null);
+}
+
+function assertReplayOf(res: ApiResponse, original: ApiResponse): void {
+  assert.equal(res.status, original.status);
+  assert.equal(res.headers.get('idempotent-replayed'), 'true');
+  assert.equal(res.text, original.text, 'the replay must be byte for byte the stored body');
+}
+
+describe('Idempotency-Key', () => {
+  const clock = manualClock();
+  let server: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+  before(async () => {
+    server = await startServer({}, { clock });
+    alice = await server.user();
+    bob = await server.user();
+  });
+  after(async () => { await server.close(); });
+
+  const append = (user: TestUser, deckId: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
+    server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: body, headers: key ? { 'idempotency-key': key, ...headers } : headers });
+  const importDeck = (user: TestUser, body: unknown, key?: string) =>
+    server.api('POST', '/decks/import', { token: user.token, json: body, headers: key ? { 'idempotency-key': key } : {} });
+  const deckCount = async (user: TestUser) => (await server.api('GET', '/decks/capacity', { token: user.token })).body.current_decks as number;
+  const cardCount = async (user: TestUser, deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cardCount as number;
+
+  test('should replay an append with the same key and body byte for byte, appending once', async () => {
+    const { deckId } = await createDeck(server, alice.token, 2);
+    const key = newKey();
+    const first = await append(alice, deckId, card('once'), key);
+    assertFresh(first, 200);
+    assert.equal(first.body.idempotencyKey, key);
+    const again = await append(alice, deckId, card('once'), key);
+    assertReplayOf(again, first);
+    assert.equal(await cardCount(alice, deckId), 3);
+  });
+
+  test('should replay an import with the same key and body byte for byte, creating one deck', async () => {
+    const before = await deckCount(alice);
+    const key = newKey();
+    const first = await importDeck(alice, deckBody(2, 'replayed import'), key);
+    assertFresh(first, 201);
+    assert.equal(first.body.idempotencyKey, key);
+    const again = await importDeck(alice, deckBody(2, 'replayed import'), key);
+    assertReplayOf(again, first);
+    assert.equal(await deckCount(alice), before + 1);
+  });
+
+  test('should not add idempotencyKey to a response when no key was sent', async () => {
+    const res = await importDeck(alice, deckBody(1));
+    assertFresh(res, 201);
+    assert.equal('idempotencyKey' in res.body, false);
+  });
+
+  test('should refuse the same key with a different body with IDEMPOTENCY_CONFLICT and keep the stored result', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    const key = newKey();
+    const first = await append(alice, deckId, card('original'), key);
+    assertFresh(first, 200);
+    const conflict = await append(alice, deckId, card('different'), key);
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.body.error.code, 'IDEMPOTENCY_CONFLICT');
+    assertReplayOf(await append(alice, deckId, card('original'), key), first);
+    assert.equal(await cardCount(alice, deckId), 2);
+
+    const importKey = newKey();
+    assertFresh(await importDeck(alice, deckBody(1, 'first body'), importKey), 201);
+    const before = await deckCount(alice);
+    const importConflict = await importDeck(alice, deckBody(1, 'second body'), importKey);
+    assert.equal(importConflict.status, 409);
+    assert.equal(importConflict.body.error.code, 'IDEMPOTENCY_CONFLICT');
+    assert.equal(await deckCount(alice), before);
+  });
+
+  test("should run another user's request with the same key afresh", async () => {
+    const key = newKey();
+    const aliceRes = await importDeck(alice, deckBody(1, 'shared key'), key);
+    assertFresh(aliceRes, 201);
+    const bobRes = await importDeck(bob, deckBody(1, 'shared key'), key);
+    assertFresh(bobRes, 201);
+    assert.notEqual(bobRes.body.deckId, aliceRes.body.deckId);
+    assert.equal((await server.api('GET', `/decks/${bobRes.body.deckId}`, { token: bob.token })).status, 200);
+    assertReplayOf(await importDeck(bob, deckBody(1, 'shared key'), key), bobRes);
+  });
+
+  test('should keep append and import keys apart', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    const key = newKey();
+    assertFresh(await append(alice, deckId, card('append first'), key), 200);
+    assertFresh(await importDeck(alice, deckBody(1, 'import second'), key), 201);
+  });
+
+  describe('a failed request leaves its key free', () => {
+    test('should run a corrected append after a 400 SCHEMA_INVALID with the same key', async () => {
+      const { deckId } = await createDeck(server, alice.token, 1);
+      const key = newKey();
+      const invalid = await append(alice, deckId, { cards: [{ front: 42 }] }, key);
+      assert.equal(invalid.body.error.code, 'SCHEMA_INVALID');
+      // Blank sides pass the schema and fail in the service, after the key was claimed.
+      const blank = await append(alice, deckId, { cards: [{ front: '  ', back: '' }] }, key);
+      assert.equal(blank.body.error.code, 'SCHEMA_INVALID');
+      assertFresh(await append(alice, deckId, card('fixed'), key), 200);
+      assert.equal(await cardCount(alice, deckId), 2);
+    });
+
+    test('should run a smaller append after a 400 TOO_MANY_CARDS with the same key', async () => {
+      const { deckId } = await createDeck(server, alice.token, 249);
+      const key = newKey();
+      const tooMany = await append(alice, deckId, { cards: [{ front: 'a' }, { front: 'b' }] }, key);
+      assert.equal(tooMany.body.error.code, 'TOO_MANY_CARDS');
+      assertFresh(await append(alice, deckId, { cards: [{ front: 'a' }] }, key), 200);
+      assert.equal(await cardCount(alice, deckId), 250);
+    });
+
+    test('should run an append after a 404 DECK_NOT_FOUND with the same key', async () => {
+      const key = newKey();
+      const missing = await append(alice, 'dck_doesnotexist', card('lost'), key);
+      assert.equal(missing.body.error.code, 'DECK_NOT_FOUND');
+      const { deckId } = await createDeck(server, alice.token, 1);
+      assertFresh(await append(alice, deckId, card('lost'), key), 200);
+    });
+
+    test('should run an update import after a 404 for its target with the same key', async () => {
+      const key = newKey();
+      const missing = await server.api('POST', '/decks/import?mode=update&targetDeckId=dck_nope', {
+        token: alice.token, json: deckBody(1), headers: { 'idempotency-key': key },
+      });
+      assert.equal(missing.body.error.code, 'DECK_NOT_FOUND');
+      assertFresh(await importDeck(alice, deckBody(1), key), 201);
+    });
+
+    test('should run the same append after a 412 VERSION_MISMATCH once If-Match is current', async () => {
+      const { deckId, version } = await createDeck(server, alice.token, 1);
+      await append(alice, deckId, card('moves the version'));
+      const key = newKey();
+      const stale = await append(alice, deckId, card('careful'), key, { 'if-match': version });
+      assert.equal(stale.status, 412);
+      const current = (await server.api('GET', `/decks/${deckId}`, { token: alice.token })).body.version as string;
+      assertFresh(await append(alice, deckId, card('careful'), key, { 'if-match': current }), 200);
+    });
+  });
+
+  test('should refuse a key shorter than 8 or longer than 128 characters with BAD_REQUEST', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    for (const key of ['a'.repeat(7), 'b'.repeat(129)]) {
+      const res = await append(alice, deckId, card('x'), key);
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+    }
+    for (const key of ['c'.repeat(8), 'd'.repeat(128)]) assertFresh(await append(alice, deckId, card(key), key), 200);
+  });
+
+  test('should forget a stored result after 24 hours', async () => {
+    const key = newKey();
+    const first = await importDeck(alice, deckBody(1, 'day old'), key);
+    assertFresh(first, 201);
+    clock.advance(24 * HOUR - 1000);
+    assertReplayOf(await importDeck(alice, deckBody(1, 'day old'), key), first);
+    clock.advance(1000);
+    const later = await importDeck(alice, deckBody(1, 'day old'), key);
+    assertFresh(later, 201);
+    assert.notEqual(later.body.deckId, first.body.deckId);
+  });
+
+  test('should answer IDEMPOTENCY_KEY_IN_USE for a pending claim and let a request take it over after 60 seconds', async () => {
+    // The stored hash of a real request lets us plant a claim for the very same request.
+    const probeKey = newKey();
+    assertFresh(await importDeck(alice, deckBody(1, 'crashed'), probeKey), 201);
+    const probe = await findRecord(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key: probeKey });
+    assert.ok(probe);
+    const key = newKey();
+    const claimed = await insertClaim(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key }, probe.requestHash, clock.now().toISOString());
+    assert.equal(claimed, true);
+    const before = await deckCount(alice);
+
+    const busy = await importDeck(alice, deckBody(1, 'crashed'), key);
+    assert.equal(busy.status, 409);
+    assert.equal(busy.body.error.code, 'IDEMPOTENCY_KEY_IN_USE');
+    assert.equal(busy.headers.get('retry-after'), '1');
+    clock.advance(59_000);
+    assert.equal((await importDeck(alice, deckBody(1, 'crashed'), key)).body.error?.code, 'IDEMPOTENCY_KEY_IN_USE');
+    clock.advance(1000);
+    const taken = await importDeck(alice, deckBody(1, 'crashed'), key);
+    assertFresh(taken, 201);
+    assert.equal(await deckCount(alice), before + 1);
+    assertReplayOf(await importDeck(alice, deckBody(1, 'crashed'), key), taken);
+  });
+});
+
+describe('Idempotency-Key with rate limits', () => {
+  const clock = manualClock();
+  let server: TestServer;
+  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '3' }, { clock }); });
+  after(async () => { await server.close(); });
+
+  test('should run an append refused with 429 once the window resets, with the same key', async () => {
+    const user = await server.user();
+    const { deckId } = await createDeck(server, user.token, 1);
+    const key = newKey();
+    const send = () => server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: card('later'), headers: { 'idempotency-key': key } });
+    await server.api('GET', '/whoami', { token: user.token });
+    await server.api('GET', '/whoami', { token: user.token });
+    const limited = await send();
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.error.code, 'RATE_LIMITED');
+    clock.advance(60_000);
+    assertFresh(await send(), 200);
+  });
+});
