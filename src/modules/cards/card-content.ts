@@ -31,7 +31,7 @@ function latexSideOf(cardType: CardType | null | undefined, direction: string | 
 function resolveExtras(input: CardExtrasInput | undefined, index: number | undefined, warnings: ImportWarning[]): CardExtras {
   const source: CardExtrasInput = input ?? {};
   let cardType = source.cardType as string | null | undefined;
-  if (cardType != null && cardType in RETIRED_CARD_TYPES) {
+  if (cardType != null && Object.hasOwn(RETIRED_CARD_TYPES, cardType)) {
     cardType = RETIRED_CARD_TYPES[cardType as keyof typeof RETIRED_CARD_TYPES];
   }
   if (source.template != null) {
@@ -45,6 +45,7 @@ function resolveExtras(input: CardExtrasInput | undefined, index: number | undef
     cardType,
     frontType: source.frontType ?? fallback('front'),
     backType: source.backType ?? fallback('back'),
+    templateData: source.templateData == null ? source.templateData : canonical(source.templateData),
   };
   const out: Record<string, unknown> = {};
   for (const key of EXTRAS_KEYS) {
@@ -94,7 +95,7 @@ function contentWarnings(content: CardContent, index: number | undefined): Impor
       }, index));
     }
   }
-  if (content.front === null || content.front === '') {
+  if (content.front === null) {
     if (content.back !== null && content.back.trim() !== '') {
       warnings.push(withIndex({ code: 'FRONT_SECTION_MISSING', message: 'The card has no front; only its back is shown' }, index));
     }
@@ -115,11 +116,21 @@ function assertNotBlank(content: CardContent, field: string): void {
   }
 }
 
+/** "No image" has one form: null-valued keys dropped, an empty object omitted. */
 function media(value: SideMedia | undefined): SideMedia | undefined {
   if (value === null || value === undefined) return undefined;
   const out: NonNullable<SideMedia> = {};
-  if (value.imageUrl !== undefined) out.imageUrl = value.imageUrl;
-  if (value.imageAlt !== undefined) out.imageAlt = value.imageAlt;
+  if (value.imageUrl != null) out.imageUrl = value.imageUrl;
+  if (value.imageAlt != null) out.imageAlt = value.imageAlt;
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** Object keys sorted at every depth, so equal templateData always serialises to equal bytes. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
   return out;
 }
 
