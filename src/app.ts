@@ -25,7 +25,7 @@ import type { User } from './modules/users/users.repository.ts';
 import { registerActivityLog } from './plugins/activity.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerContentTypes } from './plugins/content-types.ts';
-import { registerErrorHandling } from './plugins/error-handler.ts';
+import { notFoundHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerIdempotency } from './plugins/idempotency.ts';
 import { API_PREFIX, registerOpenApi } from './plugins/openapi.ts';
 import { FailedAuthThrottle, TokenRateLimiter } from './plugins/rate-limits.ts';
@@ -104,6 +104,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       registerIdempotency(api, store.db, clock);
       registerActivityLog(api, activity, clock);
       for (const module of API_MODULES) module(api, services);
+      // Unknown routes under {base_url} answer from this scope, so they carry the CORS headers too.
+      api.setNotFoundHandler(notFoundHandler);
       api.get('/openapi.json', {
         schema: {
           operationId: 'getOpenApiDocument',

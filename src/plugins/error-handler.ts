@@ -1,6 +1,6 @@
 // The one place errors become responses: every non-2xx body is the envelope, 5xx messages are
 // generic, and no stack trace leaves the server.
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, envelope, isAppError } from '../errors.ts';
 import { bodyValidationError, queryValidationError } from '../validation.ts';
 
@@ -45,7 +45,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
     reply.code(appError.status).type('application/json; charset=utf-8').send(envelope(appError.code, appError.message, appError.details));
   });
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).type('application/json; charset=utf-8').send(envelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
-  });
+  app.setNotFoundHandler(notFoundHandler);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(404).type('application/json; charset=utf-8').send(envelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
 }
