@@ -3,7 +3,7 @@ import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas/common.t
 import { AnswerBodySchema, AnswerResultSchema, IdParams, SessionSchema, StartSessionBodySchema } from './reviews.schemas.ts';
 import { answerCard, completeSession, getSession, startSession } from './reviews.service.ts';
 
-const SESSION_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'BAD_REQUEST', 'SESSION_NOT_FOUND'] as const;
+const SESSION_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'SESSION_NOT_FOUND'] as const;
 
 export const reviewsRoutes: RouteModule = (app, ctx) => {
   app.post('/reviews', {
@@ -68,13 +68,13 @@ export const reviewsRoutes: RouteModule = (app, ctx) => {
       summary: 'Complete a review session and get its statistics',
       description: [
         'Fixes the statistics (`stats`) and returns the completed session. Completing again returns the same session and the same stats (200).',
-        'An abandoned session cannot be completed: 409 SESSION_NOT_ACTIVE. No body is needed.',
+        'An abandoned session cannot be completed: 409 SESSION_NOT_ACTIVE. Send no body (or `{}`); a body that is not JSON is 400 BAD_REQUEST or 415 UNSUPPORTED_MEDIA_TYPE.',
         '`stats.accuracy` is the share of answers not rated `again` (null when nothing was answered); `stats.averageMsPerCard` averages over answers that carry a `durationMs` (null when none does); `stats.nextDue` gives each answered card\'s next due time.',
       ].join('\n\n'),
       params: IdParams,
       response: {
         200: SessionSchema,
-        ...errorResponses([...SESSION_ERRORS, 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'SESSION_NOT_ACTIVE']),
+        ...errorResponses([...SESSION_ERRORS, ...BODY_ERRORS, 'SESSION_NOT_ACTIVE']),
       },
     },
   }, async (request) => completeSession(ctx, request.principal!, request.params.sessionId));

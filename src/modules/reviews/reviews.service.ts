@@ -16,8 +16,8 @@ import {
 import type { AnswerBody, AnswerRecord, AnswerResult, Progress, Session, SessionStats } from './reviews.schemas.ts';
 import { nextSchedule } from './scheduling.ts';
 
-function progress(session: SessionRecord): Progress {
-  return { answered: session.answered, remaining: session.cards.length - session.answered, total: session.cards.length };
+function progress(cards: readonly string[], answered: number): Progress {
+  return { answered, remaining: cards.length - answered, total: cards.length };
 }
 
 function answerRecord(a: AnswerRow): AnswerRecord {
@@ -35,7 +35,8 @@ function sessionView(session: SessionRecord, answers: AnswerRow[]): Session {
     deckVersion: session.deckVersion,
     cards: session.cards,
     answers: answers.map(answerRecord),
-    progress: progress(session),
+    // From the answers read, so the view agrees with itself even if an answer landed in between.
+    progress: progress(session.cards, answers.length),
     stats: session.stats,
   };
 }
@@ -107,10 +108,12 @@ export async function getSession(ctx: ServiceContext, principal: Principal, sess
  */
 export async function answerCard(ctx: ServiceContext, principal: Principal, sessionId: string, body: AnswerBody): Promise<AnswerResult> {
   return inTransaction(ctx.db, async (trx) => {
+    // The answer before the session: an answer and its count commit together, so a session read
+    // after the answer counts it (PostgreSQL reads each statement afresh).
+    const existing = await findAnswer(trx, sessionId, body.cardId);
     const session = await requireSession(trx, principal, sessionId);
-    const existing = await findAnswer(trx, session.id, body.cardId);
     if (existing !== null && existing.rating === body.rating) {
-      return { answer: answerRecord(existing), progress: progress(session), nextDue: existing.due };
+      return { answer: answerRecord(existing), progress: progress(session.cards, session.answered), nextDue: existing.due };
     }
     if (session.status !== 'active') throw notActive(session);
     if (existing !== null) {
@@ -139,7 +142,7 @@ export async function answerCard(ctx: ServiceContext, principal: Principal, sess
     if (!(await updateActiveSessionIfUnchanged(trx, session.id, session.answered, { answered, updatedAt: answer.answeredAt }))) {
       throw new ConcurrentUpdate();
     }
-    return { answer: answerRecord(answer), progress: progress({ ...session, answered }), nextDue: answer.due };
+    return { answer: answerRecord(answer), progress: progress(session.cards, answered), nextDue: answer.due };
   });
 }
 
@@ -176,10 +179,12 @@ export async function completeSession(ctx: ServiceContext, principal: Principal,
     const answers = await listAnswers(trx, session.id);
     if (session.status === 'completed') return sessionView(session, answers);
     if (session.status !== 'active') throw notActive(session);
+    // An answer committed between the two reads (PostgreSQL reads each statement afresh): retry.
+    if (answers.length !== session.answered) throw new ConcurrentUpdate();
     const completedAt = ctx.clock.now().toISOString();
     const stats = computeStats(session, answers, completedAt);
     // Fails if an answer landed after we read the answers: the retry counts it.
-    if (!(await updateActiveSessionIfUnchanged(trx, session.id, answers.length, { status: 'completed', stats, completedAt, updatedAt: completedAt }))) {
+    if (!(await updateActiveSessionIfUnchanged(trx, session.id, session.answered, { status: 'completed', stats, completedAt, updatedAt: completedAt }))) {
       throw new ConcurrentUpdate();
     }
     return sessionView({ ...session, status: 'completed', stats, completedAt, updatedAt: completedAt }, answers);
