@@ -25,16 +25,17 @@ function importRequest(base: string, token: string, s: Sent): Promise<Response> 
   });
 }
 
+interface StoredDeck { id: string; title: string; cardCount: number; cards: { order: number; front: string }[] }
+
 /** Every deck of the user, each with its full card list. */
-async function allDecks(server: ServerProcess, token: string): Promise<{ id: string; title: string; cardCount: number; cards: { order: number; front: string }[] }[]> {
+async function allDecks(server: ServerProcess, token: string): Promise<StoredDeck[]> {
   const headers = { authorization: `Bearer ${token}` };
-  const out = [];
+  const out: StoredDeck[] = [];
   let next: string | null = null;
   do {
-    const page: { items: { id: string }[]; nextToken: string | null } = await (await fetch(
-      `${server.base}/decks?limit=100${next ? `&token=${encodeURIComponent(next)}` : ''}`, { headers },
-    )).json();
-    for (const item of page.items) out.push(await (await fetch(`${server.base}/decks/${item.id}`, { headers })).json());
+    const res = await fetch(`${server.base}/decks?limit=100${next ? `&token=${encodeURIComponent(next)}` : ''}`, { headers });
+    const page = await res.json() as { items: { id: string }[]; nextToken: string | null };
+    for (const item of page.items) out.push(await (await fetch(`${server.base}/decks/${item.id}`, { headers })).json() as StoredDeck);
     next = page.nextToken;
   } while (next !== null);
   return out;
