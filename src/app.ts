@@ -29,7 +29,7 @@ import { notFoundHandler, registerErrorHandling } from './plugins/error-handler.
 import { registerIdempotency } from './plugins/idempotency.ts';
 import { API_PREFIX, registerOpenApi } from './plugins/openapi.ts';
 import { FailedAuthThrottle, TokenRateLimiter } from './plugins/rate-limits.ts';
-import { createInProcessStores, type SharedStores } from './plugins/stores.ts';
+import { createInProcessStores, createRedisStores, type SharedStores } from './plugins/stores.ts';
 import { bodyAjv, queryAjv } from './validation.ts';
 
 export interface AppOverrides {
@@ -38,6 +38,8 @@ export interface AppOverrides {
   logger?: boolean;
   /** PostgreSQL schema for this instance (tests isolate runs this way). */
   pgSchema?: string;
+  /** Prefix of this app's Redis keys (tests give each server its own, to drop them after). */
+  redisNamespace?: string;
 }
 
 export interface FlashdeckApp extends FastifyInstance {
@@ -60,7 +62,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await migrateToLatest(store.db);
     const hashKey = config.tokenHashKey ?? (await getOrCreateSecret(store.db, 'token_hash_key'));
     const cursorKey = await getOrCreateSecret(store.db, 'cursor_key');
-    stores = createInProcessStores();
+    stores = config.redisUrl !== null
+      ? await createRedisStores(config.redisUrl, { namespace: overrides.redisNamespace })
+      : createInProcessStores();
     const services: ServiceContext = { db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, cursorKey };
 
     const app = Fastify({
@@ -117,7 +121,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       }, async () => app.swagger());
     }, { prefix: API_PREFIX });
 
-    systemRoutes(app, { db: store.db, publicUrl: config.publicUrl });
+    systemRoutes(app, { db: store.db, publicUrl: config.publicUrl, checks: stores.checks });
 
     const purgeTimer = setInterval(() => void purgeExpiredKeys(store.db, clock).catch(() => {}), 3_600_000);
     purgeTimer.unref();

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { isPostgres } from './dialect-info.ts';
 import { CachedSqliteDialect } from './sqlite-dialect.ts';
 import type { Database } from './types.ts';
 import * as m0001 from './migrations/0001-initial.ts';
@@ -46,11 +47,18 @@ export function openStore(options: StoreOptions): Store {
     const schema = options.pgSchema;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: 10,
+      // Per instance: N instances hold up to N x 10 connections (docs/deployment.md).
+      max: PG_POOL_SIZE,
+      // An unreachable server fails the request (503) in seconds instead of queueing it forever.
       connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: 'flashdeck',
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    pool.on('error', () => { /* a dropped idle connection; the next query reconnects */ });
+    // A dropped connection is discarded by the pool and the next checkout opens a new one, so the
+    // instance recovers by itself when PostgreSQL returns.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
@@ -66,8 +74,44 @@ export function openStore(options: StoreOptions): Store {
   return { db, kind: 'sqlite', close: () => db.destroy() };
 }
 
+export const PG_POOL_SIZE = 10;
+
+/**
+ * Brings the schema up to date. Safe when several instances (or the CLI) start at once: on
+ * PostgreSQL a session advisory lock, per schema, serialises whole runs, because Kysely's own lock
+ * only covers running migrations and not creating its bookkeeping tables, which can race.
+ */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
+  if (!isPostgres(db)) return runMigrations(db);
+  await db.connection().execute(async (conn) => {
+    const key = sql`hashtext('flashdeck:migrate'), hashtext(current_setting('search_path'))`;
+    await sql`select pg_advisory_lock(${key})`.execute(conn);
+    try {
+      await runMigrations(db, await ensureSchema(conn));
+    } finally {
+      await sql`select pg_advisory_unlock(${key})`.execute(conn);
+    }
+  });
+}
+
+/**
+ * The schema the tables live in. One named first in search_path (DATABASE_URL
+ * `?options=-c search_path=NAME`) is created if it does not exist yet, so a deployment (or a test
+ * run) can live in its own schema.
+ */
+async function ensureSchema(conn: Db): Promise<string> {
+  const current = async () => (await sql<{ path: string; current: string | null }>`select current_setting('search_path') as path, current_schema() as current`.execute(conn)).rows[0];
+  const row = await current();
+  if (row?.current) return row.current;
+  const first = (row?.path.split(',')[0] ?? '').trim().replace(/^"(.*)"$/, '$1');
+  if (first === '' || first === '$user') throw new Error('DATABASE_URL names no existing schema in search_path');
+  await sql`create schema if not exists ${sql.id(first)}`.execute(conn);
+  return first;
+}
+
+async function runMigrations(db: Db, schema?: string): Promise<void> {
+  // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

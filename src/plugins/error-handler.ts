@@ -8,8 +8,46 @@ function isEmptyBody(body: unknown): boolean {
   return body === undefined || body === null || body === '';
 }
 
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
+  '57P01', '57P02', '57P03', '53300',
+]);
+
+const CONNECTION_ERROR_MESSAGES = [
+  /^Connection terminated/, // pg: the server or the network dropped the connection
+  /^timeout exceeded when trying to connect/, // pg pool
+  /not queryable/, // pg: a client that already saw a connection error
+  /^Connection is closed/, // ioredis
+  /^Stream isn't writeable/, // ioredis without its offline queue
+  /^Command timed out/, // ioredis commandTimeout
+  /^Redis connection is not ready/, // rate-limiter-flexible with rejectIfRedisNotReady
+  /^(LOADING|MASTERDOWN|READONLY|BUSY|CLUSTERDOWN|TRYAGAIN)\b/, // Redis replies while it cannot serve
+];
+
+/**
+ * Whether an error means a backing service (PostgreSQL, Redis) is unreachable rather than that the
+ * request or the code is wrong: such requests get 503 and a Retry-After, and the instance
+ * recovers by itself (pools reconnect on the next use).
+ */
+export function isBackendUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+    if (e.name === 'MaxRetriesPerRequestError') return true;
+    if (CONNECTION_ERROR_MESSAGES.some((re) => re.test(e.message))) return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => isBackendUnavailable(inner))) return true;
+  }
+  return false;
+}
+
+export function serviceUnavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'A backing service is unavailable', undefined, { 'Retry-After': '5' });
+}
+
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (isAppError(error)) return error;
+  if (isBackendUnavailable(error)) return serviceUnavailable();
   if (error.validation) {
     if (error.validationContext === 'body') {
       return isEmptyBody(request.body) ? new AppError('BAD_REQUEST', 'The request body is empty') : bodyValidationError(error.validation as never);
@@ -34,14 +72,15 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
     const malformedJson = error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
     return new AppError('BAD_REQUEST', malformedJson ? 'The request body is not valid JSON' : 'Malformed request');
   }
-  if (status === 503) return new AppError('SERVICE_UNAVAILABLE', 'A backing service is unavailable', undefined, { 'Retry-After': '5' });
+  if (status === 503) return serviceUnavailable();
   return new AppError('INTERNAL_ERROR', 'Internal server error');
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: error }, 'backing service unavailable');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
     reply.code(appError.status).type('application/json; charset=utf-8').send(envelope(appError.code, appError.message, appError.details));
   });

@@ -1,16 +1,89 @@
-// Shared-state backends chosen once at boot. Without REDIS_URL everything is in-process; the
-// Redis implementations slot in behind the same interfaces.
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+// Shared-state backends chosen once at boot. Without REDIS_URL everything is in-process; with it,
+// rate-limit counters and the failed-auth throttle live in Redis so every instance counts against
+// the same numbers. Idempotency claims and token revocation need no shared store here: they live
+// in the database (see docs/deployment.md).
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { LimiterFactory } from './rate-limits.ts';
 
 export interface SharedStores {
   limiterFactory: LimiterFactory;
+  /** Readiness probes by dependency name; each throws when its dependency is down. */
+  checks: Record<string, () => Promise<void>>;
   close(): Promise<void>;
 }
 
 export function createInProcessStores(): SharedStores {
   return {
     limiterFactory: (options) => new RateLimiterMemory(options),
+    checks: {},
     close: async () => {},
   };
+}
+
+export interface RedisStoreOptions {
+  /** Prefix of every key this instance writes; instances of one deployment share it. */
+  namespace?: string;
+  /** How long boot waits for the first connection before serving (and answering 503) anyway. */
+  connectWaitMs?: number;
+}
+
+export const DEFAULT_REDIS_NAMESPACE = 'flashdeck:';
+
+export async function createRedisStores(url: string, options: RedisStoreOptions = {}): Promise<SharedStores> {
+  const namespace = options.namespace ?? DEFAULT_REDIS_NAMESPACE;
+  const client = new Redis(url, {
+    // Fail fast instead of queueing while Redis is away: the request gets a 503 now rather than
+    // hanging; reconnection goes on in the background forever, so service returns by itself.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2000,
+    connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(100 * times, 1000),
+    disableClientInfo: true,
+    lazyConnect: true,
+  });
+  // Without a listener an 'error' event would crash the process; the failures reach the requests
+  // that need Redis (503) and /healthz instead.
+  client.on('error', () => {});
+  await waitForReady(client, options.connectWaitMs ?? 5000);
+
+  return {
+    limiterFactory: (limiter) => new RateLimiterRedis({
+      ...limiter,
+      keyPrefix: `${namespace}${limiter.keyPrefix}`,
+      storeClient: client,
+      // ioredis, not the `redis` package.
+      useRedisPackage: false,
+      rejectIfRedisNotReady: true,
+    }),
+    checks: {
+      redis: async () => {
+        await client.ping();
+      },
+    },
+    close: async () => {
+      try {
+        if (client.status === 'ready') await client.quit();
+      } catch {
+        // already gone
+      } finally {
+        client.disconnect();
+      }
+    },
+  };
+}
+
+async function waitForReady(client: Redis, waitMs: number): Promise<void> {
+  client.connect().catch(() => {}); // the retry strategy keeps trying after a failed first attempt
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, waitMs);
+    client.once('ready', done);
+  });
 }

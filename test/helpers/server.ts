@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp, type AppOverrides, type FlashdeckApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { dropStore, onPostgres, redisNamespaceFor, storeEnvFor } from './backend.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 export const ALL_SCOPES = ['decks:read', 'decks:write', 'reviews:read', 'reviews:write', 'decks:delete', 'public-decks:read'];
@@ -47,8 +48,12 @@ let userCounter = 0;
 
 export async function startServer(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-test-'));
-  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...env });
-  const app = await buildApp(config, { logger: false, ...overrides });
+  // On the postgres-redis run: a fresh schema and Redis namespace per server, dropped on close.
+  const redisNamespace = onPostgres() ? redisNamespaceFor(dataDir) : undefined;
+  const config = loadConfig({
+    PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...storeEnvFor(dataDir), ...env,
+  });
+  const app = await buildApp(config, { logger: false, redisNamespace, ...overrides });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -97,6 +102,7 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
     app, config, url, base, dataDir, api, user, token,
     async close() {
       await app.close();
+      await dropStore(dataDir, redisNamespace);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,86 +1,87 @@
 // Frozen in time: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
-import { isPostgres } from '../dialect-info.ts';
+import { isPostgres, textType } from '../dialect-info.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
+  const text = textType(db);
   await db.schema.createTable('settings')
-    .addColumn('key', 'text', (c) => c.primaryKey())
-    .addColumn('value', 'text', (c) => c.notNull())
+    .addColumn('key', text, (c) => c.primaryKey())
+    .addColumn('value', text, (c) => c.notNull())
     .execute();
 
   await db.schema.createTable('users')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('email', 'text', (c) => c.notNull().unique())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('email', text, (c) => c.notNull().unique())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('updated_at', text, (c) => c.notNull())
     .execute();
 
   await db.schema.createTable('tokens')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('prefix', 'text', (c) => c.notNull().unique())
-    .addColumn('hash', 'text', (c) => c.notNull())
-    .addColumn('scopes', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('expires_at', 'text')
-    .addColumn('revoked_at', 'text')
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('user_id', text, (c) => c.notNull().references('users.id'))
+    .addColumn('kind', text, (c) => c.notNull())
+    .addColumn('name', text, (c) => c.notNull())
+    .addColumn('prefix', text, (c) => c.notNull().unique())
+    .addColumn('hash', text, (c) => c.notNull())
+    .addColumn('scopes', text, (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('expires_at', text)
+    .addColumn('revoked_at', text)
     .execute();
   await db.schema.createIndex('tokens_user_idx').on('tokens').columns(['user_id', 'created_at']).execute();
 
   await db.schema.createTable('decks')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
-    .addColumn('title', 'text', (c) => c.notNull())
-    .addColumn('description', 'text')
-    .addColumn('lang', 'text', (c) => c.notNull())
-    .addColumn('visibility', 'text', (c) => c.notNull())
-    .addColumn('tags', 'text', (c) => c.notNull())
-    .addColumn('thumbnail', 'text')
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('user_id', text, (c) => c.notNull().references('users.id'))
+    .addColumn('title', text, (c) => c.notNull())
+    .addColumn('description', text)
+    .addColumn('lang', text, (c) => c.notNull())
+    .addColumn('visibility', text, (c) => c.notNull())
+    .addColumn('tags', text, (c) => c.notNull())
+    .addColumn('thumbnail', text)
     .addColumn('card_count', 'integer', (c) => c.notNull())
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('updated_at', text, (c) => c.notNull())
     .execute();
   // Keyset pagination of GET /decks: (updated_at desc, id desc) within one user.
   await db.schema.createIndex('decks_user_updated_idx').on('decks').columns(['user_id', 'updated_at', 'id']).execute();
 
   await db.schema.createTable('cards')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('deck_id', 'text', (c) => c.notNull().references('decks.id'))
+    .addColumn('id', text, (c) => c.primaryKey())
+    .addColumn('deck_id', text, (c) => c.notNull().references('decks.id'))
     .addColumn('position', 'integer', (c) => c.notNull())
-    .addColumn('data', 'text', (c) => c.notNull())
-    .addColumn('content_hash', 'text', (c) => c.notNull())
+    .addColumn('data', text, (c) => c.notNull())
+    .addColumn('content_hash', text, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('cards_deck_position_idx').on('cards').columns(['deck_id', 'position']).execute();
 
   await db.schema.createTable('idempotency_keys')
-    .addColumn('user_id', 'text', (c) => c.notNull())
-    .addColumn('operation', 'text', (c) => c.notNull())
-    .addColumn('idempotency_key', 'text', (c) => c.notNull())
-    .addColumn('request_hash', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('user_id', text, (c) => c.notNull())
+    .addColumn('operation', text, (c) => c.notNull())
+    .addColumn('idempotency_key', text, (c) => c.notNull())
+    .addColumn('request_hash', text, (c) => c.notNull())
+    .addColumn('state', text, (c) => c.notNull())
     .addColumn('response_status', 'integer')
-    .addColumn('response_body', 'text')
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('claimed_at', 'text', (c) => c.notNull())
+    .addColumn('response_body', text)
+    .addColumn('created_at', text, (c) => c.notNull())
+    .addColumn('claimed_at', text, (c) => c.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'operation', 'idempotency_key'])
     .execute();
   await db.schema.createIndex('idempotency_keys_created_idx').on('idempotency_keys').column('created_at').execute();
 
   await db.schema.createTable('activity')
     .addColumn('id', isPostgres(db) ? sql`bigint generated by default as identity` : 'integer', (c) => c.primaryKey())
-    .addColumn('token_id', 'text', (c) => c.notNull())
-    .addColumn('user_id', 'text', (c) => c.notNull())
-    .addColumn('at', 'text', (c) => c.notNull())
-    .addColumn('method', 'text', (c) => c.notNull())
-    .addColumn('route', 'text', (c) => c.notNull())
-    .addColumn('deck_id', 'text')
+    .addColumn('token_id', text, (c) => c.notNull())
+    .addColumn('user_id', text, (c) => c.notNull())
+    .addColumn('at', text, (c) => c.notNull())
+    .addColumn('method', text, (c) => c.notNull())
+    .addColumn('route', text, (c) => c.notNull())
+    .addColumn('deck_id', text)
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
-    .addColumn('client_ip', 'text')
-    .addColumn('user_agent', 'text')
-    .addColumn('request_id', 'text', (c) => c.notNull())
+    .addColumn('client_ip', text)
+    .addColumn('user_agent', text)
+    .addColumn('request_id', text, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('activity_token_at_idx').on('activity').columns(['token_id', 'at']).execute();
   await db.schema.createIndex('activity_at_idx').on('activity').column('at').execute();

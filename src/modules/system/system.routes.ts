@@ -4,17 +4,47 @@ import type { Db } from '../../db/database.ts';
 import { TOKEN_SCOPES } from '../tokens/scopes.ts';
 import { API_PREFIX } from '../../plugins/openapi.ts';
 
-/** Routes outside {base_url}: health and the OAuth protected-resource metadata (RFC 9728). */
-export function systemRoutes(app: FastifyInstance, deps: { db: Db; publicUrl: string }): void {
+export interface SystemDeps {
+  db: Db;
+  publicUrl: string;
+  /** Readiness probes of the other dependencies (Redis), by name; each throws when it is down. */
+  checks?: Record<string, () => Promise<void>>;
+}
+
+const PROBE_TIMEOUT_MS = 3000;
+
+async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('probe timed out')), PROBE_TIMEOUT_MS); });
+  try {
+    await Promise.race([check(), timeout]);
+    return 'up';
+  } catch {
+    return 'down';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Routes outside {base_url}: readiness and the OAuth protected-resource metadata (RFC 9728).
+ * GET /healthz is 200 when every dependency answers, else 503 naming the ones that are down, so a
+ * load balancer takes the instance out until it recovers (it does so by itself).
+ */
+export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
+  const probes: Record<string, () => Promise<void>> = {
+    database: async () => { await sql`select 1`.execute(deps.db); },
+    ...deps.checks,
+  };
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(deps.db);
-      return { status: 'ok', checks: { database: 'up' } };
-    } catch {
-      return reply.code(503).header('Retry-After', '5').send({
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable', details: { checks: { database: 'down' } } },
-      });
-    }
+    const names = Object.keys(probes);
+    const states = await Promise.all(names.map((name) => probe(probes[name] as () => Promise<void>)));
+    const checks = Object.fromEntries(names.map((name, i) => [name, states[i]]));
+    const down = names.filter((_, i) => states[i] === 'down');
+    if (down.length === 0) return { status: 'ok', checks };
+    return reply.code(503).header('Retry-After', '5').send({
+      error: { code: 'SERVICE_UNAVAILABLE', message: `Unavailable: ${down.join(', ')}`, details: { checks } },
+    });
   });
   const metadata = {
     resource: `${deps.publicUrl}${API_PREFIX}`,
