@@ -115,6 +115,7 @@ export const SessionSchema = Type.Object({
   stats: Type.Union([SessionStatsSchema, Type.Null()], { description: 'null until the session is completed; then the same object POST .../complete returned' }),
 }, {
   additionalProperties: false,
+  description: 'A review session: its fixed queue, the answers so far, progress, and the statistics once completed',
   examples: [{
     id: EX_SESSION,
     deckId: EX_DECK,
