@@ -40,6 +40,8 @@ export interface AppOverrides {
   pgSchema?: string;
   /** Prefix of this app's Redis keys (tests give each server its own, to drop them after). */
   redisNamespace?: string;
+  /** Routes added before the app is sealed (the benchmark's in-memory ceiling route). */
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export interface FlashdeckApp extends FastifyInstance {
@@ -122,6 +124,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     }, { prefix: API_PREFIX });
 
     systemRoutes(app, { db: store.db, publicUrl: config.publicUrl, checks: stores.checks });
+    overrides.extraRoutes?.(app);
 
     const purgeTimer = setInterval(() => void purgeExpiredKeys(store.db, clock).catch(() => {}), 3_600_000);
     purgeTimer.unref();
