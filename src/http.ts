@@ -29,3 +29,8 @@ export function prefersMarkdown(accept: string | undefined): boolean {
 export function sendRawJson(reply: FastifyReply, body: RawJson): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body.json);
 }
+
+/** Sends JSON already encoded as UTF-8 (a cached body: no serializer, no per-request encoding). */
+export function sendJsonBytes(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}

@@ -33,9 +33,17 @@ export function cardDto(card: StoredCard): CardDto {
   return JSON.parse(cardJson(card)) as CardDto;
 }
 
+/** The deck's summary as JSON: the part of a deck read that does not depend on its cards. */
+export function deckHeadJson(deck: DeckRecord, publicUrl: string): string {
+  return JSON.stringify(deckSummary(deck, publicUrl));
+}
+
+export function deckDetailText(head: string, cards: StoredCard[]): string {
+  return `${head.slice(0, -1)},"cards":[${cards.map(cardJson).join(',')}]}`;
+}
+
 export function deckDetailJson(deck: DeckRecord, cards: StoredCard[], publicUrl: string): RawJson {
-  const head = JSON.stringify(deckSummary(deck, publicUrl));
-  return new RawJson(`${head.slice(0, -1)},"cards":[${cards.map(cardJson).join(',')}]}`);
+  return new RawJson(deckDetailText(deckHeadJson(deck, publicUrl), cards));
 }
 
 export function deckDetail(deck: DeckRecord, cards: StoredCard[], publicUrl: string): DeckDetail {

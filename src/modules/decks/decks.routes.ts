@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { prefersMarkdown, sendRawJson, type RouteModule } from '../../http.ts';
+import { prefersMarkdown, sendJsonBytes, sendRawJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
 import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
-import { getCapacity, getDeckDetail, getDeckJson, listDecks, patchDeck } from './decks.service.ts';
+import { getCapacity, getDeckBody, getDeckDetail, listDecks, patchDeck } from './decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }) });
 const DECK_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
@@ -59,7 +59,7 @@ export const decksRoutes: RouteModule = (app, ctx) => {
       const deck = await getDeckDetail(ctx, request.principal!, request.params.deckId);
       return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
     }
-    return sendRawJson(reply, await getDeckJson(ctx, request.principal!, request.params.deckId));
+    return sendJsonBytes(reply, await getDeckBody(ctx, request.principal!, request.params.deckId));
   });
 
   app.patch('/decks/:deckId', {

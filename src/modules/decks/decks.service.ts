@@ -6,7 +6,8 @@ import type { RawJson } from '../../raw-json.ts';
 import type { Principal } from '../tokens/tokens.service.ts';
 import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { normaliseTags, sameDeckFields } from './deck-fields.ts';
-import { deckDetail, deckDetailJson, deckSummary } from './decks.mappers.ts';
+import { DeckBodyCache } from './deck-body-cache.ts';
+import { deckDetail, deckDetailJson, deckDetailText, deckHeadJson, deckSummary } from './decks.mappers.ts';
 import {
   countDecksOfUser, findDeck, listCards, listDecksOfUser, updateDeckIfUnchanged,
   type DeckFields, type DeckRecord,
@@ -47,9 +48,24 @@ export async function listDecks(ctx: ServiceContext, principal: Principal, limit
   };
 }
 
-export async function getDeckJson(ctx: ServiceContext, principal: Principal, deckId: string): Promise<RawJson> {
+// One cache per store (an app, or a test's server), dropped with it.
+const bodyCaches = new WeakMap<Db, DeckBodyCache>();
+const BODY_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** The deck read as JSON bytes, rendered once per deck version (see deck-body-cache.ts). */
+export async function getDeckBody(ctx: ServiceContext, principal: Principal, deckId: string): Promise<Buffer> {
   const deck = await requireOwnedDeck(ctx.db, principal, deckId, 'path');
-  return deckDetailJson(deck, await listCards(ctx.db, deck.id), ctx.publicUrl);
+  const head = deckHeadJson(deck, ctx.publicUrl);
+  let cache = bodyCaches.get(ctx.db);
+  if (cache === undefined) {
+    cache = new DeckBodyCache(BODY_CACHE_BYTES);
+    bodyCaches.set(ctx.db, cache);
+  }
+  const cached = cache.get(deck.id, deck.updatedAt, head);
+  if (cached !== undefined) return cached;
+  const body = Buffer.from(deckDetailText(head, await listCards(ctx.db, deck.id)));
+  cache.set(deck.id, deck.updatedAt, head, body);
+  return body;
 }
 
 export async function getDeckDetail(ctx: ServiceContext, principal: Principal, deckId: string): Promise<DeckDetail> {
