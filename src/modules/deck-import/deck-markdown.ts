@@ -156,7 +156,9 @@ export function parseDeckMarkdown(text: string): ImportBody {
   }
 
   const cards = readCards(lines, i);
-  if (cards.length === 0) fail(lines.length, 'the document has no cards; write each card as "## Front" and "## Back" sections separated by lines of three hyphens');
+  let lastText = lines.length;
+  while (lastText > 1 && BLANK.test(lines[lastText - 1] as string)) lastText--;
+  if (cards.length === 0) fail(lastText, 'the document has no cards; write each card as "## Front" and "## Back" sections separated by lines of three hyphens');
   const { title, ...rest } = deck;
   return { deck: { title, ...rest } as DeckMetaInput, cards };
 }
