@@ -221,7 +221,7 @@ test('should reject a code fence that is never closed', () => {
 });
 
 test('should reject a document without cards', () => {
-  assertParseFailed(doc('# T\n\n---\n'), 8, /no cards/);
+  assertParseFailed(doc('# T\n\n---\n'), 7, /no cards/);
 });
 
 // --- export ---------------------------------------------------------------------------------------
