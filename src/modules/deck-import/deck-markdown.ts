@@ -89,10 +89,14 @@ function readYamlMapping(lines: string[], firstLine: number, what: string): Map<
 }
 
 // The body becomes JSON-shaped input; YAML-only values (.nan, .inf) have no JSON equivalent.
-function jsonProblem(value: unknown): string | null {
+// An alias inside the value it names (`x: &a [*a]`) makes a cycle, which JSON cannot hold.
+function jsonProblem(value: unknown, ancestors: readonly object[] = []): string | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : 'numbers must be finite';
-  if (Array.isArray(value)) return value.map(jsonProblem).find((p) => p !== null) ?? null;
-  if (isPlainObject(value)) return Object.values(value).map(jsonProblem).find((p) => p !== null) ?? null;
+  if (Array.isArray(value) || isPlainObject(value)) {
+    if (ancestors.includes(value)) return 'a YAML alias must not refer to a value that contains it';
+    const inner = [...ancestors, value];
+    return (Array.isArray(value) ? value : Object.values(value)).map((v) => jsonProblem(v, inner)).find((p) => p !== null) ?? null;
+  }
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
   return 'only strings, numbers, booleans, null, lists and mappings are allowed';
 }
