@@ -57,8 +57,11 @@ export function openStore(options: StoreOptions): Store {
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     // A dropped connection is discarded by the pool and the next checkout opens a new one, so the
-    // instance recovers by itself when PostgreSQL returns.
+    // instance recovers by itself when PostgreSQL returns. A client checked out when its connection
+    // drops emits 'error' too, which would crash the process without a listener: its request gets
+    // the query error instead (503), and the pool discards it on release.
     pool.on('error', () => {});
+    pool.on('connect', (client) => { client.on('error', () => {}); });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
