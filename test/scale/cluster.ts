@@ -2,8 +2,9 @@
 // a private redis-server that can be shut down and restarted, and a TCP proxy in front of
 // PostgreSQL whose connections can be cut (safer than stopping the shared cluster).
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
-import { onPostgres } from '../helpers/backend.ts';
+import { dropStore, onPostgres } from '../helpers/backend.ts';
 import { OpenApiChecker } from '../helpers/openapi.ts';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import type { ApiResponse, RequestOptions } from '../helpers/server.ts';
@@ -12,6 +13,12 @@ import type { ApiResponse, RequestOptions } from '../helpers/server.ts';
 export const SKIP_UNLESS_POSTGRES_REDIS: string | false = onPostgres()
   ? false
   : 'needs PostgreSQL and Redis: runs in the postgres-redis pass of npm test (TEST_DATABASE_URL, TEST_REDIS_URL)';
+
+/** Drops the store of `dataDir` (schema and Redis keys) and the directory itself. */
+export async function discardStore(dataDir: string, redisNamespace?: string): Promise<void> {
+  await dropStore(dataDir, redisNamespace);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
 
 export interface Instance extends ServerProcess {
   api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;

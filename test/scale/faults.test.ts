@@ -3,10 +3,10 @@
 // crash), writes nothing by halves, and serves fully again once the dependency is back.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { databaseUrlWithSchema, dropStore, onPostgres, schemaForDataDir } from '../helpers/backend.ts';
+import { databaseUrlWithSchema, schemaForDataDir } from '../helpers/backend.ts';
 import { cliUserAndToken, tempDataDir } from '../helpers/process.ts';
 import { deckBody, type ApiResponse } from '../helpers/server.ts';
-import { PrivateRedis, SKIP_UNLESS_POSTGRES_REDIS, TcpProxy, healthz, startInstance, waitFor, type Instance } from './cluster.ts';
+import { PrivateRedis, SKIP_UNLESS_POSTGRES_REDIS, discardStore, TcpProxy, healthz, startInstance, waitFor, type Instance } from './cluster.ts';
 
 const CARDS = 5;
 
@@ -93,7 +93,7 @@ describe('fault injection', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
     await server?.kill();
     await redis?.shutdown();
     await proxy?.cut();
-    if (onPostgres()) await dropStore(dataDir);
+    await discardStore(dataDir);
   });
 
   test('should answer 503 while Redis is down, name it in /healthz, and recover when it returns', async () => {

@@ -2,9 +2,8 @@
 // gets exactly the limit, not the limit per instance.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { dropStore } from '../helpers/backend.ts';
 import { cliUserAndToken, tempDataDir } from '../helpers/process.ts';
-import { SKIP_UNLESS_POSTGRES_REDIS, startInstance, type Instance } from './cluster.ts';
+import { SKIP_UNLESS_POSTGRES_REDIS, discardStore, startInstance, type Instance } from './cluster.ts';
 
 const PER_MINUTE = 20;
 
@@ -24,7 +23,7 @@ describe('rate limits across two instances', { skip: SKIP_UNLESS_POSTGRES_REDIS 
   });
   after(async () => {
     await Promise.all([a?.kill(), b?.kill()]);
-    await dropStore(dataDir);
+    await discardStore(dataDir);
   });
 
   test(`should allow exactly ${PER_MINUTE} calls per minute to one token whichever instance serves them`, async () => {

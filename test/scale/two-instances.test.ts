@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { dropStore, redisNamespaceFor, storeEnvFor } from '../helpers/backend.ts';
+import { redisNamespaceFor, storeEnvFor } from '../helpers/backend.ts';
 import { cli, cliUserAndToken, tempDataDir } from '../helpers/process.ts';
 import { deckBody } from '../helpers/server.ts';
-import { SKIP_UNLESS_POSTGRES_REDIS, startInstance, waitFor, type Instance } from './cluster.ts';
+import { SKIP_UNLESS_POSTGRES_REDIS, discardStore, startInstance, waitFor, type Instance } from './cluster.ts';
 
 let emails = 0;
 const newEmail = () => `scale${++emails}-${process.pid}@example.com`;
@@ -22,7 +22,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip: SKIP_UNLESS_PO
   before(async () => { [a, b] = await Promise.all([startInstance(dataDir, env), startInstance(dataDir, env)]); });
   after(async () => {
     await Promise.all([a?.kill(), b?.kill()]);
-    await dropStore(dataDir);
+    await discardStore(dataDir);
   });
 
   test('should create exactly one deck from one Idempotency-Key sent to both instances at once', async () => {
@@ -100,7 +100,7 @@ describe('instances starting at once', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () 
       }
       await Promise.all(apps.map((app) => app.close()));
     } finally {
-      await dropStore(dataDir, redisNamespaceFor(dataDir));
+      await discardStore(dataDir, redisNamespaceFor(dataDir));
     }
   });
 });
