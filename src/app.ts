@@ -25,7 +25,7 @@ import type { User } from './modules/users/users.repository.ts';
 import { registerActivityLog } from './plugins/activity.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerContentTypes } from './plugins/content-types.ts';
-import { notFoundHandler, registerErrorHandling } from './plugins/error-handler.ts';
+import { frameworkErrors, notFoundHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerIdempotency } from './plugins/idempotency.ts';
 import { API_PREFIX, registerOpenApi } from './plugins/openapi.ts';
 import { FailedAuthThrottle, TokenRateLimiter } from './plugins/rate-limits.ts';
@@ -76,7 +76,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       genReqId: () => randomUUID(),
       // Per-request lines only at debug: the activity log already records every token call.
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
-      routerOptions: { ignoreTrailingSlash: true },
+      routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+      frameworkErrors,
     }).withTypeProvider<TypeBoxTypeProvider>();
 
     app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object));

@@ -20,6 +20,7 @@ export const ERROR_CATALOG = {
   ANSWER_CONFLICT: { status: 409, description: 'The card was already answered with a different rating' },
   SESSION_NOT_ACTIVE: { status: 409, description: 'The review session is completed or abandoned' },
   VERSION_MISMATCH: { status: 412, description: 'If-Match names a version that is not the current one' },
+  URI_TOO_LONG: { status: 414, description: 'A path parameter is longer than 500 characters' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body exceeds the operator limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'Content-Type not accepted by this route' },
   RATE_LIMITED: { status: 429, description: 'Rate limit exceeded; Retry-After gives the seconds until the bucket resets' },

@@ -14,6 +14,17 @@ function mediaType(header: string | undefined): string | null {
  */
 export function registerContentTypes(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body: routes without one (complete a review) accept it, routes
+  // that need one answer BAD_REQUEST below.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
   app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('preValidation', async (request) => {
     const takesBody = request.routeOptions.schema?.body !== undefined;

@@ -76,6 +76,17 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   return new AppError('INTERNAL_ERROR', 'Internal server error');
 }
 
+/**
+ * Errors Fastify raises before routing (a malformed URL, an over-long path parameter) bypass the
+ * error handler; this renders them in the envelope too.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const appError = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new AppError('URI_TOO_LONG', 'A path parameter is too long')
+    : new AppError('BAD_REQUEST', 'The URL is malformed');
+  reply.code(appError.status).type('application/json; charset=utf-8').send(envelope(appError.code, appError.message));
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);

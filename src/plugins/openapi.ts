@@ -48,6 +48,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
         { name: 'account', description: 'The calling principal' },
         { name: 'decks', description: 'Decks and import' },
         { name: 'cards', description: 'Cards of a deck' },
+        { name: 'reviews', description: 'Review sessions with FSRS scheduling' },
         { name: 'meta', description: 'This document' },
       ],
     },

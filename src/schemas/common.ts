@@ -41,6 +41,12 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSch
 
 /** Codes every token-authenticated route can return. */
 export const AUTH_ERRORS = ['UNAUTHORIZED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const satisfies readonly ErrorCode[];
+/** Codes of routes with a path parameter (longer than 500 characters: 414). */
+export const PATH_ERRORS = ['URI_TOO_LONG'] as const satisfies readonly ErrorCode[];
+
+/** A path id: any length the router takes; an id that names nothing is the route's 404. */
+export const PathId = (description?: string) => Type.String({ minLength: 1, maxLength: 500, ...(description ? { description } : {}) });
+
 /** Codes of routes that take a body. */
 export const BODY_ERRORS = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const satisfies readonly ErrorCode[];
 

@@ -72,6 +72,17 @@ describe('error envelope', () => {
     assertEnvelope(await server.api('PATCH', `/decks/${deckId}`, { token, body: '# T', headers: { 'content-type': 'text/markdown' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  test('should answer a long unknown deck id with 404 DECK_NOT_FOUND and one over 500 characters with 414 URI_TOO_LONG', async () => {
+    assertEnvelope(await server.api('GET', `/decks/dck_${'x'.repeat(300)}`, { token }), 404, 'DECK_NOT_FOUND');
+    assertEnvelope(await server.api('GET', `/decks/dck_${'x'.repeat(600)}`, { token }), 414, 'URI_TOO_LONG');
+    assertEnvelope(await server.api('GET', `/reviews/rev_${'x'.repeat(600)}`, { token }), 414, 'URI_TOO_LONG');
+  });
+
+  test('should treat an empty JSON body as no body: 400 BAD_REQUEST where a body is needed', async () => {
+    assertEnvelope(await server.api('POST', '/decks/import', { token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+    assertEnvelope(await server.api('PATCH', `/decks/${deckId}`, { token, body: '  ', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+  });
+
   test('should answer malformed JSON with 400 BAD_REQUEST', async () => {
     for (const body of ['{', '{"deck": }', 'nul', '{"a":1}}']) {
       assertEnvelope(await server.api('POST', '/decks/import', { token, body, headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');

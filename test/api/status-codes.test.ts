@@ -56,6 +56,7 @@ const ELSEWHERE: Record<string, string> = {
   INTERNAL_ERROR: 'errors-envelope.test.ts (a broken store)',
   SERVICE_UNAVAILABLE: 'the backing-service tests',
   IDEMPOTENCY_KEY_IN_USE: 'idempotency.test.ts and concurrency.test.ts',
+  URI_TOO_LONG: 'errors-envelope.test.ts (an over-long path id)',
 };
 
 // (operation, code) -> the request that must produce it. UNAUTHORIZED and TOKEN_REVOKED are added for every operation below.

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import type { RouteModule } from '../../http.ts';
 import { idempotencyKeyOf } from '../../plugins/idempotency.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { AppendBodySchema, AppendCardsResultSchema, CardDtoSchema, CardPatchSchema } from '../decks/decks.schemas.ts';
 import { appendCards, patchDeckCard } from './cards.service.ts';
 
-const DECK_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND', ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH'] as const;
+const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND', ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH'] as const;
 
 export const cardsRoutes: RouteModule = (app, ctx) => {
   app.post('/decks/:deckId/cards', {
@@ -15,7 +15,7 @@ export const cardsRoutes: RouteModule = (app, ctx) => {
       tags: ['cards'],
       summary: 'Append cards at the end of a deck',
       description: 'Never deletes or replaces cards. The deck total after appending must not exceed 250 (TOO_MANY_CARDS). Concurrent appends never lose a card.',
-      params: Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      params: Type.Object({ deckId: PathId() }),
       headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), 'if-match': Type.Optional(IfMatchHeader) }),
       body: AppendBodySchema,
       response: {
@@ -36,7 +36,7 @@ export const cardsRoutes: RouteModule = (app, ctx) => {
       tags: ['cards'],
       summary: 'Update one card',
       description: 'Fields not in the body keep their values; `extras`, when given, replaces the extras object. Unknown card: 404 CARD_NOT_FOUND.',
-      params: Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }), cardId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      params: Type.Object({ deckId: PathId(), cardId: PathId() }),
       headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
       body: CardPatchSchema,
       response: { 200: CardDtoSchema, ...errorResponses([...DECK_ERRORS, 'CARD_NOT_FOUND']) },

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { RouteModule } from '../../http.ts';
 import { idempotencyKeyOf } from '../../plugins/idempotency.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PathId, errorResponses } from '../../schemas/common.ts';
 import { ImportBodySchema, ImportResultSchema, type ImportBody } from '../decks/decks.schemas.ts';
 import { importDeck } from './deck-import.service.ts';
 
@@ -21,7 +21,7 @@ export const deckImportRoutes: RouteModule = (app, ctx) => {
       ].join('\n\n'),
       querystring: Type.Object({
         mode: Type.Enum(['create', 'update'], { default: 'create' }),
-        targetDeckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required when mode=update' })),
+        targetDeckId: Type.Optional(PathId('Required when mode=update')),
       }),
       headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), 'if-match': Type.Optional(IfMatchHeader) }),
       body: {

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import { prefersMarkdown, sendJsonBytes, sendRawJson, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, errorResponses } from '../../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
 import { getCapacity, getDeckBody, getDeckDetail, listDecks, patchDeck } from './decks.service.ts';
 
-const DeckIdParams = Type.Object({ deckId: Type.String({ minLength: 1, maxLength: 100 }) });
-const DECK_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
+const DeckIdParams = Type.Object({ deckId: PathId() });
+const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
 
 export const decksRoutes: RouteModule = (app, ctx) => {
   app.get('/decks', {

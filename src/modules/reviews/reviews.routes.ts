@@ -1,9 +1,9 @@
 import type { RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../schemas/common.ts';
+import { AUTH_ERRORS, BODY_ERRORS, PATH_ERRORS, errorResponses } from '../../schemas/common.ts';
 import { AnswerBodySchema, AnswerResultSchema, IdParams, SessionSchema, StartSessionBodySchema } from './reviews.schemas.ts';
 import { answerCard, completeSession, getSession, startSession } from './reviews.service.ts';
 
-const SESSION_ERRORS = [...AUTH_ERRORS, 'FORBIDDEN', 'SESSION_NOT_FOUND'] as const;
+const SESSION_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'SESSION_NOT_FOUND'] as const;
 
 export const reviewsRoutes: RouteModule = (app, ctx) => {
   app.post('/reviews', {

@@ -1,6 +1,6 @@
 // Review sessions: request and response shapes, with the examples the OpenAPI document shows.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable } from '../../schemas/common.ts';
+import { DateTime, Nullable, PathId } from '../../schemas/common.ts';
 
 export const RATINGS = ['again', 'hard', 'good', 'easy'] as const;
 export type ReviewRating = (typeof RATINGS)[number];
@@ -17,7 +17,7 @@ const EX_ANSWERED = '2026-03-02T09:00:12.000Z';
 const EX_DUE = '2026-03-02T09:10:12.000Z';
 const EX_COMPLETED = '2026-03-02T09:01:30.000Z';
 
-export const IdParams = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 100, description: 'A review session id (`rev_...`)' }) });
+export const IdParams = Type.Object({ sessionId: PathId('A review session id (`rev_...`)') });
 
 export const StartSessionBodySchema = Type.Object({
   deckId: Type.String({ minLength: 1, maxLength: 100, description: 'A deck of the token\'s user; any other deck is 404 DECK_NOT_FOUND' }),
