@@ -59,7 +59,72 @@ function isStructure(line: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // YAML blocks (front matter, card meta)
 
+// Performance (docs/performance.md): the YAML library takes 35 to 90 µs a block, and with a meta
+// block per card that was most of a markdown import. The exporter's usual output, "key: scalar"
+// lines and one level of "  key: scalar" under a key, is read here without it. Any line outside
+// this subset (comments, block scalars, anchors, URLs, odd spacing, a repeated key...) makes this
+// return null and the whole block goes to the library, so results and errors stay the library's.
+const FAST_KEY = /^([A-Za-z][A-Za-z0-9]*):(?: (.*))?$/;
+const FAST_NESTED = /^  ([A-Za-z][A-Za-z0-9]*): (.+)$/;
+const FAST_PLAIN = /^[A-Za-z](?:[A-Za-z0-9 .,;!?'()/_+-]*[A-Za-z0-9.!?')])?$/;
+const FAST_FLOW_ITEM = /^[A-Za-z](?:[A-Za-z0-9 ._/+-]*[A-Za-z0-9])?$/;
+const FAST_QUOTED = /^"(?:[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ud800-\udfff]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"$/;
+const FAST_INT = /^(?:0|[1-9][0-9]{0,14})$/;
+const NOT_A_STRING = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
+const NO_VALUE = Symbol('no value');
+
+function fastScalar(text: string, flow: boolean): unknown {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text === 'null') return null;
+  if (NOT_A_STRING.test(text)) return NO_VALUE;
+  if (FAST_INT.test(text)) return Number(text);
+  if ((flow ? FAST_FLOW_ITEM : FAST_PLAIN).test(text)) return text;
+  if (!flow && FAST_QUOTED.test(text)) return JSON.parse(text) as string;
+  return NO_VALUE;
+}
+
+function fastValue(text: string): unknown {
+  if (text.startsWith('[') && text.endsWith(']')) {
+    const inner = text.slice(1, -1);
+    if (inner === '') return [];
+    const items = inner.split(', ').map((item) => fastScalar(item, true));
+    return items.includes(NO_VALUE) ? NO_VALUE : items;
+  }
+  return fastScalar(text, false);
+}
+
+function readSimpleMapping(lines: string[], firstLine: number): Map<string, Entry> | null {
+  const out = new Map<string, Entry>();
+  for (let i = 0; i < lines.length; i++) {
+    const top = FAST_KEY.exec(lines[i]);
+    if (!top || out.has(top[1])) return null;
+    if (top[2] !== undefined) {
+      const value = fastValue(top[2]);
+      if (value === NO_VALUE) return null;
+      out.set(top[1], { value, line: firstLine + i });
+      continue;
+    }
+    const nested: Record<string, unknown> = {};
+    const line = firstLine + i;
+    let any = false;
+    for (let m = FAST_NESTED.exec(lines[i + 1] ?? ''); m !== null; m = FAST_NESTED.exec(lines[i + 1] ?? '')) {
+      if (Object.hasOwn(nested, m[1])) return null;
+      const value = fastValue(m[2]);
+      if (value === NO_VALUE) return null;
+      nested[m[1]] = value;
+      any = true;
+      i++;
+    }
+    if (!any) return null;
+    out.set(top[1], { value: nested, line });
+  }
+  return out;
+}
+
 function readYamlMapping(lines: string[], firstLine: number, what: string): Map<string, Entry> {
+  const simple = readSimpleMapping(lines, firstLine);
+  if (simple !== null) return simple;
   // Each line keeps its line break: a "|+" block scalar at the end keeps its trailing newlines.
   const source = lines.map((line) => `${line}\n`).join('');
   const counter = new LineCounter();
