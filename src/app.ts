@@ -78,6 +78,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
       routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
       frameworkErrors,
+      // While draining, a request already on an open connection is served (with Connection: close)
+      // rather than refused with Fastify's own 503 body, which is not the error envelope.
+      return503OnClosing: false,
     }).withTypeProvider<TypeBoxTypeProvider>();
 
     app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object));

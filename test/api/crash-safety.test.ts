@@ -169,4 +169,39 @@ describe('crash safety', () => {
     const decks = await allDecks(again, token);
     assert.deepEqual(decks.map((d) => d.cardCount).sort((a, b) => a - b), [10, 40, 250]);
   });
+
+  test('should serve a request pipelined behind an in-flight one during the drain, not answer it outside the envelope', async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const { token } = await cliUserAndToken(dataDir, 'pipelined@example.com');
+    const server = await startServerProcess(dataDir);
+    servers.push(server);
+    const body = JSON.stringify({ deck: { title: 'first', lang: 'en' }, cards: cardsOf('first', 5) });
+    const socket = net.connect(server.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => { received += chunk; });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write([
+      'POST /api/v1/decks/import HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${token}`, 'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`, 'Expect: 100-continue', '', '',
+    ].join('\r\n'));
+    while (!received.includes('100 Continue')) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    server.child.kill('SIGTERM');
+    const deadline = Date.now() + 10_000;
+    while (await new Promise<boolean>((resolve) => {
+      const probe = net.connect(server.port, '127.0.0.1');
+      probe.once('connect', () => { probe.destroy(); resolve(true); });
+      probe.once('error', () => resolve(false));
+    })) {
+      assert.ok(Date.now() < deadline, 'the server kept accepting connections after SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The second request reaches the server only now, while it is closing.
+    socket.write(`${body}GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    await closed;
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    assert.deepEqual(statuses, ['100', '201', '200'], received);
+    assert.equal((await server.exited).code, 0);
+  });
 });
