@@ -182,6 +182,11 @@ const BAD_CARDS = [
   '<!-- card\nfront: x\n-->\n## Front\ny', `## Front\n${'x'.repeat(4001)}`, '<!-- card\nextras: [1, 2]\n-->\n## Front\nq',
   '<!-- card\nextras: {tags: [a, b, c, d, e, f, g, h, i, j, k]}\n-->\n## Front\nq', '<!-- card\n-->\n<!-- card\n-->\n## Front\nq',
   '<!-- card\nfrontMedia: [/a.png]\n-->\n## Front\nq', '<!-- card\nextras: {templateData: &t {a: [*t]}}\n-->\n## Front\nq',
+  // The block style the exporter writes.
+  '<!-- card\nextras:\n  cardType: fancy\n-->\n## Front\nq', '<!-- card\nfrontMedia:\n  imageUrl: http://x.io/a.png\n-->\n## Front\nq',
+  '<!-- card\noneSided: yes\n-->\n## Front\nq', `<!-- card\nextras:\n  subject: ${'x'.repeat(61)}\n-->\n## Front\nq`,
+  '<!-- card\nextras:\n  __proto__:\n    polluted: true\n-->\n## Front\nq', '<!-- card\nextras:\n  templateData:\n    a: &x [*x]\n-->\n## Front\nq',
+  '<!-- card\nextras:\n  tags:\n    - ok\n    - 3\n-->\n## Front\nq', '<!-- card\nbackMedia:\n  imageAlt: alt\n  extra: 1\n-->\n## Back\nb',
 ];
 
 const lines = fc.array(fc.oneof(fc.constantFrom('---', '## Front', '## Back', '<!-- card', '-->', '```', '# T', '', 'key: value', 'x'), fc.string({ maxLength: 20 })), { maxLength: 12 })
