@@ -1,6 +1,7 @@
 // SQL for decks and their cards. Returns domain shapes; card content stays the stored JSON text
 // so a deck can be written out without parsing 250 documents.
 import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import type { Visibility } from './decks.schemas.ts';
 
 export interface DeckRecord {
@@ -49,8 +50,10 @@ function toDeck(row: DeckRow): DeckRecord {
   };
 }
 
+const selectDeck = preparedQuery((db: Db, deckId: string) => db.selectFrom('decks').select(DECK_COLUMNS).where('id', '=', deckId), ['']);
+
 export async function findDeck(db: Db, deckId: string): Promise<DeckRecord | null> {
-  const row = await db.selectFrom('decks').select(DECK_COLUMNS).where('id', '=', deckId).executeTakeFirst();
+  const [row] = await selectDeck(db, deckId);
   return row ? toDeck(row) : null;
 }
 

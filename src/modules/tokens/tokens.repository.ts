@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import type { Scope } from './scopes.ts';
 
 export interface TokenRecord {
@@ -41,8 +42,11 @@ export async function insertToken(db: Db, t: TokenRecord): Promise<void> {
   }).execute();
 }
 
+// On the path of every authenticated request: compiled once (db/prepared.ts).
+const selectTokenByPrefix = preparedQuery((db: Db, prefix: string) => db.selectFrom('tokens').selectAll().where('prefix', '=', prefix), ['']);
+
 export async function findTokenByPrefix(db: Db, prefix: string): Promise<TokenRecord | null> {
-  const row = await db.selectFrom('tokens').selectAll().where('prefix', '=', prefix).executeTakeFirst();
+  const [row] = await selectTokenByPrefix(db, prefix);
   return row ? toRecord(row) : null;
 }
 
