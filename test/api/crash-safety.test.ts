@@ -58,7 +58,7 @@ describe('crash safety', () => {
 
     // Two rounds: the second starts on the store the first kill left behind.
     for (let round = 0; round < 2; round++) {
-      const server = await startServerProcess(dataDir);
+      const server = await startServerProcess(dataDir, { DECK_LIMIT: 'none' });
       servers.push(server);
       let inFlight = 0;
       let stopped = false;
