@@ -114,6 +114,12 @@ export function percentile(values: number[], p: number): number {
   return sorted[rank] as number;
 }
 
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 export function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }

@@ -6,16 +6,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchDeck } from './deck-fixture.ts';
-import { cannon, mean, percentile, round, startBenchServer, timedRequest, type BenchServer, type Throughput } from './measure.ts';
+import { benchReviews } from './reviews.ts';
+import { benchScale } from './scale.ts';
+import { cannon, mean, median, percentile, round, startBenchServer, timedRequest, type BenchServer, type Throughput } from './measure.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 200);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 400);
 const LARGE_STORE = Number(process.env.BENCH_LARGE_STORE ?? 100_000);
-// BENCH_ONLY=deck,import,list runs a subset (while investigating one figure).
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'deck,import,list').split(',').map((s) => s.trim()));
+// BENCH_ONLY=deck,import,list,reviews,scale runs a subset (while investigating one figure).
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'deck,import,list,reviews,scale').split(',').map((s) => s.trim()));
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const auth = (server: BenchServer) => ({ authorization: `Bearer ${server.token}` });
@@ -39,14 +42,19 @@ async function deckThroughput(server: BenchServer) {
   // Interleaved rounds, so drift in the machine's load hits every target alike.
   const runs: Record<keyof typeof targets, Throughput[]> = { ceiling: [], ceilingString: [], route: [] };
   // The server's own CPU time per request: unlike req/s, barely moved by other load on the machine.
-  const cpu: Record<keyof typeof targets, { seconds: number; requests: number }> = {
-    ceiling: { seconds: 0, requests: 0 }, ceilingString: { seconds: 0, requests: 0 }, route: { seconds: 0, requests: 0 },
+  const cpu: Record<keyof typeof targets, { seconds: number; clientSeconds: number; requests: number }> = {
+    ceiling: { seconds: 0, clientSeconds: 0, requests: 0 },
+    ceilingString: { seconds: 0, clientSeconds: 0, requests: 0 },
+    route: { seconds: 0, clientSeconds: 0, requests: 0 },
   };
-  for (let roundNo = 1; roundNo <= 2; roundNo++) {
+  for (let roundNo = 1; roundNo <= ROUNDS; roundNo++) {
     for (const name of names) {
       const cpuBefore = server.cpuSeconds();
+      const clientBefore = process.cpuUsage();
       const result = await cannon(targets[name].url, targets[name].headers, SECONDS, CONNECTIONS);
       cpu[name].seconds += server.cpuSeconds() - cpuBefore;
+      const client = process.cpuUsage(clientBefore);
+      cpu[name].clientSeconds += (client.user + client.system) / 1e6;
       cpu[name].requests += result.requests;
       if (result.non2xx + result.errors > 0) throw new Error(`GET deck (${name}): ${result.non2xx + result.errors} failed requests`);
       runs[name].push(result);
@@ -55,17 +63,23 @@ async function deckThroughput(server: BenchServer) {
   }
   const rps = (name: keyof typeof targets) => mean(runs[name].map((r) => r.reqPerSec));
   const cpuUs = (name: keyof typeof targets) => (cpu[name].seconds / cpu[name].requests) * 1e6;
+  const clientUs = (name: keyof typeof targets) => (cpu[name].clientSeconds / cpu[name].requests) * 1e6;
+  // Each round's route run against the ceiling run just before it: drift between rounds cancels.
+  const roundRatios = runs.route.map((r, i) => r.reqPerSec / (runs.ceiling[i] as Throughput).reqPerSec);
+  const stringRatios = runs.route.map((r, i) => r.reqPerSec / (runs.ceilingString[i] as Throughput).reqPerSec);
   return {
     bytes: Buffer.byteLength(real.body),
     connections: CONNECTIONS,
     secondsPerRun: SECONDS,
+    rounds: ROUNDS,
     routeReqPerSec: round(rps('route'), 0),
     ceilingReqPerSec: round(rps('ceiling'), 0),
-    ratio: round(rps('route') / rps('ceiling'), 3),
+    ratio: round(median(roundRatios), 3),
+    roundRatios: roundRatios.map((r) => round(r, 3)),
     ceilingStringReqPerSec: round(rps('ceilingString'), 0),
-    ratioToStringCeiling: round(rps('route') / rps('ceilingString'), 3),
+    ratioToStringCeiling: round(median(stringRatios), 3),
     serverCpuUsPerRequest: Object.fromEntries(names.map((n) => [n, round(cpuUs(n), 1)])),
-    cpuRatio: round(cpuUs('ceiling') / cpuUs('route'), 3),
+    clientCpuUsPerRequest: Object.fromEntries(names.map((n) => [n, round(clientUs(n), 1)])),
     p50Ms: Object.fromEntries(names.map((n) => [n, mean(runs[n].map((r) => r.p50Ms))])),
     runs: Object.fromEntries(names.map((n) => [n, runs[n].map((r) => round(r.reqPerSec, 0))])),
   };
@@ -115,9 +129,11 @@ async function listLatency(small: BenchServer, large: BenchServer) {
   const deep = `${first(large)}&token=${encodeURIComponent(token as string)}`;
   const targets = { small: { server: small, url: first(small) }, large: { server: large, url: first(large) }, deep: { server: large, url: deep } };
   const samples: Record<keyof typeof targets, number[]> = { small: [], large: [], deep: [] };
-  log(`list: ${LIST_REQUESTS} timed requests x 3 rounds per store, interleaved`);
+  log(`list: ${LIST_REQUESTS} timed requests x 3 rounds per target, interleaved`);
+  // The order turns every round: whichever target comes first after a switch measured slower.
+  const orders: (keyof typeof targets)[][] = [['small', 'large', 'deep'], ['large', 'deep', 'small'], ['deep', 'small', 'large']];
   for (let roundNo = 0; roundNo < 4; roundNo++) {
-    for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
+    for (const name of orders[roundNo % orders.length] as (keyof typeof targets)[]) {
       const { server, url } = targets[name];
       for (let i = 0; i < LIST_REQUESTS; i++) {
         const res = await timedRequest(url, { headers: auth(server) });
@@ -141,6 +157,12 @@ async function listLatency(small: BenchServer, large: BenchServer) {
   };
 }
 
+/** The part of bench/scale.ts's figures printed in the table (all of them go to the JSON). */
+interface ScaleFigures {
+  skipped?: string;
+  deckRead?: { postgresRedisReqPerSec: number; postgresOverSqlite: number };
+}
+
 function table(rows: [string, string, string, string][]): string {
   const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c].length)));
   return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
@@ -149,7 +171,7 @@ function table(rows: [string, string, string, string][]): string {
 async function main() {
   const started = Date.now();
   const wanted: [string, Record<string, string>][] = [];
-  if (ONLY.has('deck') || ONLY.has('import')) wanted.push(['deck', { BENCH_ROLE: 'deck' }]);
+  if (ONLY.has('deck') || ONLY.has('import') || ONLY.has('reviews')) wanted.push(['deck', { BENCH_ROLE: 'deck' }]);
   if (ONLY.has('list')) {
     log(`seeding ${LARGE_STORE} decks into one store...`);
     wanted.push(['list100', { BENCH_ROLE: 'list', BENCH_LIST_DECKS: '100' }]);
@@ -167,6 +189,11 @@ async function main() {
     const deck = ONLY.has('deck') ? await deckThroughput(byName('deck')) : null;
     const imports = ONLY.has('import') ? await importLatency(byName('deck')) : null;
     const list = ONLY.has('list') ? await listLatency(byName('list100'), byName('list100k')) : null;
+    if (ONLY.has('reviews')) log('reviews: answer 250 cards one at a time, then complete (bench/reviews.ts)');
+    const reviews = ONLY.has('reviews') ? await benchReviews(byName('deck').url, byName('deck').token) : null;
+    // PostgreSQL + Redis beside SQLite (issue 4, docs/deployment.md); skipped without a database.
+    if (ONLY.has('scale')) log('scale: PostgreSQL + Redis beside SQLite (bench/scale.ts)');
+    const scale = ONLY.has('scale') ? (await benchScale()) as ScaleFigures : null;
     const goals = {
       deckRatio: deck && { goal: '>= 0.7', met: deck.ratio >= 0.7 },
       importJsonP50: imports && { goal: '< 25 ms', met: imports.json.p50Ms < 25 },
@@ -180,7 +207,7 @@ async function main() {
         node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '',
         platform: `${os.platform()} ${os.release()}`, loadAverage1mAtEnd: round(os.loadavg()[0] ?? 0),
       },
-      deck, imports, list, goals,
+      deck, imports, list, reviews, scale, goals,
       runSeconds: Math.round((Date.now() - started) / 1000),
     };
     const rows: [string, string, string, string][] = [['figure', 'value', 'goal', 'verdict']];
@@ -188,11 +215,11 @@ async function main() {
       rows.push(
         [`GET /decks/{id} (250 cards, ${Math.round(deck.bytes / 1024)} KiB), req/s`, String(deck.routeReqPerSec), '', ''],
         ['bare route, same bytes as a Buffer (ceiling), req/s', String(deck.ceilingReqPerSec), '', ''],
-        ['  ratio', deck.ratio.toFixed(3), '>= 0.7', verdict(deck.ratio >= 0.7)],
+        ['  ratio (median of the rounds)', deck.ratio.toFixed(3), '>= 0.7', verdict(deck.ratio >= 0.7)],
         ['bare route, same bytes as a string, req/s', String(deck.ceilingStringReqPerSec), '', ''],
         ['  ratio to the string route', deck.ratioToStringCeiling.toFixed(3), '', ''],
-        ['server CPU per request, route / ceiling, µs', `${deck.serverCpuUsPerRequest.route} / ${deck.serverCpuUsPerRequest.ceiling}`, '', ''],
-        ['  ceiling / route (ratio without machine noise)', deck.cpuRatio.toFixed(3), '', ''],
+        ['server CPU µs per request, route / ceiling', `${deck.serverCpuUsPerRequest.route} / ${deck.serverCpuUsPerRequest.ceiling}`, '', ''],
+        ['autocannon CPU µs per request, route / ceiling', `${deck.clientCpuUsPerRequest.route} / ${deck.clientCpuUsPerRequest.ceiling}`, '', ''],
       );
     }
     if (imports) {
@@ -209,7 +236,21 @@ async function main() {
         [`  page ${list.deep.page} of the large store, p50 ms`, String(list.deep.p50Ms), '', ''],
       );
     }
+    if (reviews) {
+      rows.push(
+        ['POST /reviews/{id}/answers, p50 / p99 ms', `${reviews.answerP50Ms} / ${reviews.answerP99Ms}`, 'p50 < 5', verdict(reviews.answerP50Ms < 5)],
+        ['POST /reviews/{id}/complete (250 answers), ms', String(reviews.completeMs), '', ''],
+      );
+    }
+    if (scale?.skipped) rows.push(['PostgreSQL + Redis figures', 'skipped', '', '']);
+    if (scale?.deckRead) {
+      rows.push(
+        ['GET /decks/{id} on PostgreSQL + Redis, req/s', String(scale.deckRead.postgresRedisReqPerSec), '', ''],
+        ['  PostgreSQL / SQLite', scale.deckRead.postgresOverSqlite.toFixed(3), '>= 0.6', verdict(scale.deckRead.postgresOverSqlite >= 0.6)],
+      );
+    }
     process.stdout.write(`\n${table(rows)}\n\n`);
+    if (scale?.skipped) process.stdout.write(`scale figures skipped: ${scale.skipped}\n`);
     const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);

@@ -37,7 +37,7 @@ const app = await buildApp(config, {
 
 const email = 'bench@example.com';
 const user = await app.admin.addUser(email);
-const { token } = await app.admin.createToken({ email, name: 'bench', scopes: ['decks:read', 'decks:write'] });
+const { token } = await app.admin.createToken({ email, name: 'bench', scopes: ['decks:read', 'decks:write', 'reviews:read', 'reviews:write'] });
 const authorization = `Bearer ${token}`;
 let deckId: string | undefined;
 
