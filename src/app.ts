@@ -90,8 +90,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     app.decorateRequest('principal', null);
     app.decorateRequest('activityDeckId', null);
     app.decorateRequest('idempotency', null);
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('X-Request-Id', request.id);
+      done();
     });
 
     registerErrorHandling(app);

@@ -34,3 +34,14 @@ export function sendRawJson(reply: FastifyReply, body: RawJson): FastifyReply {
 export function sendJsonBytes(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
 }
+
+type RouteHooks = Record<string, unknown>;
+
+/**
+ * Adds a hook to one route (from an onRoute hook), so work only some routes need is not an extra
+ * hook on every request.
+ */
+export function addRouteHook(route: RouteHooks, name: 'onRequest' | 'preValidation' | 'preHandler' | 'onSend' | 'onResponse', hook: unknown): void {
+  const existing = route[name];
+  route[name] = existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+}

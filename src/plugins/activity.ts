@@ -1,10 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import { addRouteHook } from '../http.ts';
 import type { ActivityRecorder } from '../modules/activity/activity-recorder.ts';
 
 /** Every call made with a token goes to the activity log, whatever its outcome. */
 export function registerActivityLog(app: FastifyInstance, recorder: ActivityRecorder, clock: Clock): void {
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onRoute', (route) => {
+    if (!(route.config as { auth?: unknown } | undefined)?.auth) return;
+    const url = route.url;
+    addRouteHook(route as never, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      done();
+      record(request, reply, url);
+    });
+  });
+
+  function record(request: FastifyRequest, reply: FastifyReply, route: string): void {
     const principal = request.principal;
     if (!principal) return;
     const params = request.params as { deckId?: unknown } | undefined;
@@ -15,7 +25,7 @@ export function registerActivityLog(app: FastifyInstance, recorder: ActivityReco
       userId: principal.userId,
       at: clock.now().toISOString(),
       method: request.method,
-      route: request.routeOptions.url ?? request.url.split('?')[0] ?? '',
+      route,
       deckId: deckId ?? null,
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime),
@@ -23,5 +33,5 @@ export function registerActivityLog(app: FastifyInstance, recorder: ActivityReco
       userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 500) : null,
       requestId: String(request.id),
     });
-  });
+  }
 }

@@ -5,6 +5,8 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { authenticateToken, type Principal } from '../modules/tokens/tokens.service.ts';
+import { addRouteHook } from '../http.ts';
+import type { Scope } from '../modules/tokens/scopes.ts';
 import { rateLimitHeader, type FailedAuthThrottle, type TokenRateLimiter } from './rate-limits.ts';
 
 export interface AuthOptions {
@@ -42,23 +44,31 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
   }
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const auth = request.routeOptions.config.auth;
-    if (!auth) return;
+  const policy = options.limiter.policyHeader();
+
+  async function authorise(request: FastifyRequest, reply: FastifyReply, scope: Scope | null): Promise<void> {
     const principal = await authenticate(request);
     request.principal = principal;
     const decision = await options.limiter.consume(principal.tokenId, options.clock.now().getTime());
-    reply.header('RateLimit-Policy', options.limiter.policyHeader());
+    reply.header('RateLimit-Policy', policy);
     reply.header('RateLimit', rateLimitHeader(decision));
     if (!decision.allowed) {
       throw new AppError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per ${decision.window} exceeded`, {
         window: decision.window, limit: decision.limit,
       }, { 'Retry-After': String(decision.resetSeconds) });
     }
-    if (auth.scope !== null && !principal.scopes.includes(auth.scope)) {
-      throw new AppError('FORBIDDEN', `This call needs the ${auth.scope} scope`, { requiredScope: auth.scope }, {
-        'WWW-Authenticate': challenge(`error="insufficient_scope", scope="${auth.scope}", `),
+    if (scope !== null && !principal.scopes.includes(scope)) {
+      throw new AppError('FORBIDDEN', `This call needs the ${scope} scope`, { requiredScope: scope }, {
+        'WWW-Authenticate': challenge(`error="insufficient_scope", scope="${scope}", `),
       });
     }
+  }
+
+  // A route-level hook on the routes that declare `config.auth`, with their scope bound here:
+  // no per-request lookup of the route's options.
+  app.addHook('onRoute', (route) => {
+    const auth = (route.config as { auth?: { scope: Scope | null } } | undefined)?.auth;
+    if (!auth) return;
+    addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authorise(request, reply, auth.scope));
   });
 }

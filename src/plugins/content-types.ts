@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { addRouteHook } from '../http.ts';
 import { AppError } from '../errors.ts';
 
 const DEFAULT_ACCEPTS = ['application/json'] as const;
@@ -26,16 +27,20 @@ export function registerContentTypes(app: FastifyInstance): void {
     parseJson(request, body as string, done);
   });
   app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  app.addHook('preValidation', async (request) => {
-    const takesBody = request.routeOptions.schema?.body !== undefined;
-    if (takesBody && (request.body === undefined || request.body === null || request.body === '')) {
-      throw new AppError('BAD_REQUEST', 'The request body is empty');
-    }
-    const type = mediaType(request.headers['content-type']);
-    if (type === null || request.body === undefined) return;
-    const accepts = request.routeOptions.config.accepts ?? DEFAULT_ACCEPTS;
-    if (!accepts.includes(type)) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted here; use ${accepts.join(' or ')}`);
-    }
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body !== undefined) addRouteHook(route as never, 'preValidation', checkBody);
   });
+}
+
+/** On routes that take a body: it must be there, and of a media type the route accepts. */
+async function checkBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null || request.body === '') {
+    throw new AppError('BAD_REQUEST', 'The request body is empty');
+  }
+  const type = mediaType(request.headers['content-type']);
+  if (type === null) return;
+  const accepts = request.routeOptions.config.accepts ?? DEFAULT_ACCEPTS;
+  if (!accepts.includes(type)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted here; use ${accepts.join(' or ')}`);
+  }
 }

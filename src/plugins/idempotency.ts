@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
+import { addRouteHook } from '../http.ts';
 import { claimKey, completeKey, releaseKey } from '../modules/idempotency/idempotency.service.ts';
 
 function requestHash(request: FastifyRequest): string {
@@ -21,11 +22,18 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Registers the claim and store hooks on the routes (registered after this) that declare it. */
 export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const operation = request.routeOptions.config.idempotency;
+  app.addHook('onRoute', (route) => {
+    const operation = (route.config as { idempotency?: string } | undefined)?.idempotency;
+    if (!operation) return;
+    addRouteHook(route as never, 'preHandler', (request: FastifyRequest, reply: FastifyReply) => claim(request, reply, operation));
+    addRouteHook(route as never, 'onSend', store);
+  });
+
+  async function claim(request: FastifyRequest, reply: FastifyReply, operation: string): Promise<FastifyReply | undefined> {
     const key = idempotencyKeyOf(request);
-    if (!operation || key === undefined || !request.principal) return;
+    if (key === undefined || !request.principal) return undefined;
     const id = { userId: request.principal.userId, operation, key };
     const outcome = await claimKey(db, clock, id, requestHash(request));
     if (outcome.kind === 'replay') {
@@ -35,9 +43,10 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
         .send(outcome.body);
     }
     request.idempotency = id;
-  });
+    return undefined;
+  }
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  async function store(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const id = request.idempotency;
     if (id === null) return payload;
     request.idempotency = null;
@@ -47,5 +56,5 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       await releaseKey(db, id);
     }
     return payload;
-  });
+  }
 }
