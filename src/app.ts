@@ -90,6 +90,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     app.decorateRequest('principal', null);
     app.decorateRequest('activityDeckId', null);
     app.decorateRequest('idempotency', null);
+    app.decorateRequest('idempotencyStored', false);
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('X-Request-Id', request.id);
       done();

@@ -11,6 +11,9 @@ export interface ServiceContext {
   readonly cursorKey: string;
 }
 
+/** Runs last inside a write's transaction, with its result (the idempotency record goes here). */
+export type BeforeCommit<T> = (trx: Db, result: T) => Promise<void>;
+
 /** A compare-and-set lost to a concurrent writer; the transaction is retried from the start. */
 export class ConcurrentUpdate extends Error {}
 

@@ -1,4 +1,5 @@
 import type { IdempotencyId } from './modules/idempotency/idempotency.repository.ts';
+
 import type { Principal } from './modules/tokens/tokens.service.ts';
 import type { Scope } from './modules/tokens/scopes.ts';
 
@@ -8,6 +9,8 @@ declare module 'fastify' {
     /** Deck touched by a call whose path names none (an import); for the activity log. */
     activityDeckId: string | null;
     idempotency: IdempotencyId | null;
+    /** Set once the response was stored with the write that produced it (same transaction). */
+    idempotencyStored: boolean;
   }
   interface FastifyContextConfig {
     /** A bearer token is required; `scope` null means any valid token. */

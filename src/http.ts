@@ -1,12 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from './context.ts';
-import type { RawJson } from './raw-json.ts';
+import { RawJson } from './raw-json.ts';
 
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** A module's routes: registered under {base_url} with the services they call. */
 export type RouteModule = (app: Api, ctx: ServiceContext) => void;
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Picks JSON or markdown by the Accept header's q-values; JSON wins ties and absent headers. */
 export function prefersMarkdown(accept: string | undefined): boolean {
@@ -25,14 +27,12 @@ export function prefersMarkdown(accept: string | undefined): boolean {
   return markdown > 0 && markdown > json;
 }
 
-/** Sends a body that is already JSON text, bypassing the serializer. */
-export function sendRawJson(reply: FastifyReply, body: RawJson): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body.json);
-}
-
-/** Sends JSON already encoded as UTF-8 (a cached body: no serializer, no per-request encoding). */
-export function sendJsonBytes(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body);
+/**
+ * Sends a body that is already JSON (text, prebuilt RawJson, or UTF-8 bytes of a cached body),
+ * bypassing the serializer. The reply's typed route generics do not matter here.
+ */
+export function sendJson(reply: { type(contentType: string): unknown }, body: string | RawJson | Buffer): FastifyReply {
+  return (reply as FastifyReply).type(JSON_TYPE).send(body instanceof RawJson ? body.json : body);
 }
 
 type RouteHooks = Record<string, unknown>;

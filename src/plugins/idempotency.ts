@@ -1,5 +1,7 @@
 // Idempotency-Key on the routes that declare `config.idempotency`: claim after validation,
-// replay a stored 2xx byte for byte, store the 2xx we send, free the key on any failure.
+// replay a stored 2xx byte for byte, free the key on any failure. The 2xx itself is stored by
+// the write's own transaction (storeWithWrite), so a crash can never leave a committed write
+// whose key is still free to run it again.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
@@ -50,11 +52,33 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     const id = request.idempotency;
     if (id === null) return payload;
     request.idempotency = null;
-    if (reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string') {
-      await completeKey(db, id, reply.statusCode, payload);
-    } else {
-      await releaseKey(db, id);
-    }
+    const ok = reply.statusCode >= 200 && reply.statusCode < 300;
+    // A failure frees the key (only a pending claim is deleted: a stored response stays).
+    if (!ok) await releaseKey(db, id);
+    else if (!request.idempotencyStored && typeof payload === 'string') await completeKey(db, id, reply.statusCode, payload);
     return payload;
   }
+}
+
+/**
+ * The response of an idempotent write, serialised once: stored under the request's key inside
+ * the write's transaction (`commit`), and sent as these same bytes (`body`).
+ */
+export function storeWithWrite<T extends object>(request: FastifyRequest, status: (result: T) => number): {
+  commit: (trx: Db, result: T) => Promise<void>;
+  body: (result: T) => string;
+} {
+  const key = idempotencyKeyOf(request);
+  const serialise = (result: T) => JSON.stringify(key === undefined ? result : { ...result, idempotencyKey: key });
+  let stored: string | null = null;
+  return {
+    body: (result) => stored ?? serialise(result),
+    commit: async (trx, result) => {
+      const id = request.idempotency;
+      if (id === null) return;
+      stored = serialise(result);
+      await completeKey(trx, id, status(result), stored);
+      request.idempotencyStored = true;
+    },
+  };
 }

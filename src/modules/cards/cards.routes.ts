@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { RouteModule } from '../../http.ts';
-import { idempotencyKeyOf } from '../../plugins/idempotency.ts';
+import { sendJson, type RouteModule } from '../../http.ts';
+import { storeWithWrite } from '../../plugins/idempotency.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { AppendBodySchema, AppendCardsResultSchema, CardDtoSchema, CardPatchSchema } from '../decks/decks.schemas.ts';
 import { appendCards, patchDeckCard } from './cards.service.ts';
@@ -23,10 +23,10 @@ export const cardsRoutes: RouteModule = (app, ctx) => {
         ...errorResponses([...DECK_ERRORS, 'TOO_MANY_CARDS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
       },
     },
-  }, async (request) => {
-    const key = idempotencyKeyOf(request);
-    const result = await appendCards(ctx, request.principal!, request.params.deckId, request.body.cards, request.headers['if-match']);
-    return key === undefined ? result : { ...result, idempotencyKey: key };
+  }, async (request, reply) => {
+    const response = storeWithWrite(request, () => 200);
+    const result = await appendCards(ctx, request.principal!, request.params.deckId, request.body.cards, request.headers['if-match'], response.commit);
+    return sendJson(reply, response.body(result));
   });
 
   app.patch('/decks/:deckId/cards/:cardId', {

@@ -1,5 +1,5 @@
 import { nextVersion } from '../../clock.ts';
-import { ConcurrentUpdate, inTransaction, type ServiceContext } from '../../context.ts';
+import { ConcurrentUpdate, inTransaction, type BeforeCommit, type ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 
@@ -13,6 +13,7 @@ import { normaliseCard, patchCard, serialiseContent, type CardContent } from './
 
 export async function appendCards(
   ctx: ServiceContext, principal: Principal, deckId: string, cards: CardInput[], ifMatch?: string,
+  beforeCommit?: BeforeCommit<AppendCardsResult>,
 ): Promise<AppendCardsResult> {
   const contents = cards.map((card, i) => serialiseContent(normaliseCard(card, `cards[${i}]`, i).content));
   return inTransaction(ctx.db, async (trx) => {
@@ -30,7 +31,9 @@ export async function appendCards(
     // so positions stay contiguous and the deck never passes 250 cards.
     if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { cardCount, updatedAt }))) throw new ConcurrentUpdate();
     await insertCards(trx, deck.id, added, contentHash);
-    return { deckId: deck.id, addedCount: added.length, cardCount, version: updatedAt, cards: added.map(cardDto) };
+    const result = { deckId: deck.id, addedCount: added.length, cardCount, version: updatedAt, cards: added.map(cardDto) };
+    await beforeCommit?.(trx, result);
+    return result;
   });
 }
 

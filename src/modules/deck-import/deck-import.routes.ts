@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { RouteModule } from '../../http.ts';
-import { idempotencyKeyOf } from '../../plugins/idempotency.ts';
+import { sendJson, type RouteModule } from '../../http.ts';
+import { storeWithWrite } from '../../plugins/idempotency.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PathId, errorResponses } from '../../schemas/common.ts';
-import { ImportBodySchema, ImportResultSchema, type ImportBody } from '../decks/decks.schemas.ts';
+import { ImportBodySchema, ImportResultSchema, type ImportBody, type ImportResult } from '../decks/decks.schemas.ts';
 import { importDeck } from './deck-import.service.ts';
 
 export const IMPORT_MEDIA_TYPES = ['application/json', 'text/markdown'] as const;
@@ -41,14 +41,15 @@ export const deckImportRoutes: RouteModule = (app, ctx) => {
     },
   }, async (request, reply) => {
     const body = request.body as ImportBody | string;
+    const status = (r: ImportResult) => (r.mode === 'create' ? 201 : 200);
+    const response = storeWithWrite(request, status);
     const result = await importDeck(ctx, request.principal!, {
       source: typeof body === 'string' ? { format: 'markdown', text: body } : { format: 'json', body },
       mode: request.query.mode,
       targetDeckId: request.query.targetDeckId,
       ifMatch: request.headers['if-match'],
-    });
+    }, response.commit);
     request.activityDeckId = result.deckId;
-    const key = idempotencyKeyOf(request);
-    return reply.code(result.mode === 'create' ? 201 : 200).send(key === undefined ? result : { ...result, idempotencyKey: key });
+    return sendJson(reply.code(status(result)), response.body(result));
   });
 };

@@ -1,7 +1,8 @@
 // POST /decks/import: JSON or markdown in, one deck out. Markdown is parsed into the JSON body
 // shape first, so both formats go through the same validation, normalisation and writes.
 import { nextVersion } from '../../clock.ts';
-import { ConcurrentUpdate, inTransaction, type ServiceContext } from '../../context.ts';
+import { ConcurrentUpdate, inTransaction, type BeforeCommit, type ServiceContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { assertBody } from '../../validation.ts';
@@ -62,16 +63,24 @@ function result(ctx: ServiceContext, deck: DeckRecord, mode: 'create' | 'update'
   };
 }
 
-export async function importDeck(ctx: ServiceContext, principal: Principal, request: ImportRequest): Promise<ImportResult> {
+export async function importDeck(
+  ctx: ServiceContext, principal: Principal, request: ImportRequest, beforeCommit?: BeforeCommit<ImportResult>,
+): Promise<ImportResult> {
   const prepared = prepare(request.source);
-  if (request.mode === 'create') return createDeck(ctx, principal, prepared);
+  const done = async (trx: Db, result: ImportResult) => {
+    await beforeCommit?.(trx, result);
+    return result;
+  };
+  if (request.mode === 'create') return createDeck(ctx, principal, prepared, done);
   if (request.targetDeckId === undefined) {
     throw new AppError('BAD_REQUEST', 'query parameter targetDeckId is required when mode=update', { field: 'targetDeckId' });
   }
-  return replaceDeck(ctx, principal, request.targetDeckId, prepared, request.ifMatch);
+  return replaceDeck(ctx, principal, request.targetDeckId, prepared, request.ifMatch, done);
 }
 
-async function createDeck(ctx: ServiceContext, principal: Principal, prepared: PreparedImport): Promise<ImportResult> {
+type Finish = (trx: Db, result: ImportResult) => Promise<ImportResult>;
+
+async function createDeck(ctx: ServiceContext, principal: Principal, prepared: PreparedImport, finish: Finish): Promise<ImportResult> {
   return inTransaction(ctx.db, async (trx) => {
     await lockUser(trx, principal.userId);
     if (ctx.deckLimit !== null && (await countDecksOfUser(trx, principal.userId)) >= ctx.deckLimit) {
@@ -88,7 +97,7 @@ async function createDeck(ctx: ServiceContext, principal: Principal, prepared: P
     };
     await insertDeck(trx, deck);
     await insertCards(trx, deck.id, prepared.contents.map((data, i) => ({ id: newId('crd'), position: i, data })), contentHash);
-    return result(ctx, deck, 'create', prepared.warnings);
+    return finish(trx, result(ctx, deck, 'create', prepared.warnings));
   });
 }
 
@@ -107,7 +116,7 @@ function matchCards(existing: StoredCard[], contents: string[]): StoredCard[] {
 }
 
 async function replaceDeck(
-  ctx: ServiceContext, principal: Principal, deckId: string, prepared: PreparedImport, ifMatch: string | undefined,
+  ctx: ServiceContext, principal: Principal, deckId: string, prepared: PreparedImport, ifMatch: string | undefined, finish: Finish,
 ): Promise<ImportResult> {
   return inTransaction(ctx.db, async (trx) => {
     const deck = await requireOwnedDeck(trx, principal, deckId, 'reference');
@@ -117,7 +126,7 @@ async function replaceDeck(
     const unchanged = sameDeckFields(prepared.fields, deck)
       && next.length === existing.length
       && next.every((c, i) => c.id === existing[i]?.id && c.data === existing[i]?.data);
-    if (unchanged) return result(ctx, deck, 'update', prepared.warnings);
+    if (unchanged) return finish(trx, result(ctx, deck, 'update', prepared.warnings));
     const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
     const changes = { ...prepared.fields, cardCount: next.length, updatedAt };
     if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, changes))) throw new ConcurrentUpdate();
@@ -126,6 +135,6 @@ async function replaceDeck(
     // A card the import drops takes its review schedule with it; kept cards keep theirs.
     const kept = new Set(next.map((c) => c.id));
     await deleteSchedules(trx, principal.userId, existing.filter((c) => !kept.has(c.id)).map((c) => c.id));
-    return result(ctx, { ...deck, ...changes }, 'update', prepared.warnings);
+    return finish(trx, result(ctx, { ...deck, ...changes }, 'update', prepared.warnings));
   });
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { prefersMarkdown, sendJsonBytes, sendRawJson, type RouteModule } from '../../http.ts';
+import { prefersMarkdown, sendJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
@@ -59,7 +59,7 @@ export const decksRoutes: RouteModule = (app, ctx) => {
       const deck = await getDeckDetail(ctx, request.principal!, request.params.deckId);
       return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
     }
-    return sendJsonBytes(reply, await getDeckBody(ctx, request.principal!, request.params.deckId));
+    return sendJson(reply, await getDeckBody(ctx, request.principal!, request.params.deckId));
   });
 
   app.patch('/decks/:deckId', {
@@ -77,8 +77,8 @@ export const decksRoutes: RouteModule = (app, ctx) => {
         ...errorResponses([...DECK_ERRORS, ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH']),
       },
     },
-  }, async (request, reply) => sendRawJson(
-    reply as never,
+  }, async (request, reply) => sendJson(
+    reply,
     await patchDeck(ctx, request.principal!, request.params.deckId, request.body, request.headers['if-match']),
   ));
 };
