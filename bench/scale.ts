@@ -13,7 +13,8 @@
 //   instance, and with two instances on the same schema (one load generator per instance);
 // - POST /decks/import of the 250 cards, JSON and markdown, p50/p99 one at a time: SQLite, and
 //   PostgreSQL + Redis;
-// - imports per second under concurrent clients: PostgreSQL + Redis with one instance and two.
+// - imports per second under concurrent clients: PostgreSQL + Redis with one instance and two;
+// - PostgreSQL bytes per deck, card and activity row (with indexes), for capacity estimates.
 // Goal: PostgreSQL read throughput at least 0.6x the SQLite figure. On a two-core machine the
 // two-instance figure is bounded by the cores (servers, PostgreSQL, Redis and the load generator
 // share them), so it is reported and explained (docs/deployment.md), not tuned for.
@@ -154,6 +155,25 @@ async function importLatency(t: Target): Promise<Record<'json' | 'markdown', { p
   return { json: stats(samples.json), markdown: stats(samples.markdown) };
 }
 
+/** Rows and bytes (tables with their indexes) per row, from the schema the run filled. */
+async function storageFigures(databaseUrl: string, schema: string): Promise<Record<string, { rows: number; bytesPerRow: number }>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const out: Record<string, { rows: number; bytesPerRow: number }> = {};
+    for (const table of ['decks', 'cards', 'activity']) {
+      const name = `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
+      await client.query(`analyze ${name}`);
+      const { rows } = await client.query<{ n: string; bytes: string }>(`select count(*) as n, pg_total_relation_size('${name}') as bytes from ${name}`);
+      const n = Number(rows[0]?.n ?? 0);
+      out[table] = { rows: n, bytesPerRow: n === 0 ? 0 : Math.round(Number(rows[0]?.bytes ?? 0) / n) };
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
 async function cleanUp(databaseUrl: string, redisUrl: string, schema: string, tokenIds: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -227,6 +247,9 @@ export async function benchScale(): Promise<object> {
       log(`  round ${r} imports/s one ${Math.round(loads.one.at(-1) as number)}, two ${Math.round(loads.two.at(-1) as number)}`);
     }
     const ratio = rps('onePg') / rps('sqlite');
+    // Activity is written in batches a moment after each call.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const storage = await storageFigures(databaseUrl, schema);
     return {
       deckRead: {
         connections: CONNECTIONS,
@@ -247,6 +270,7 @@ export async function benchScale(): Promise<object> {
         twoInstancesPerSec: round(mean(loads.two), 1),
         twoOverOne: round(mean(loads.two) / mean(loads.one), 3),
       },
+      postgresStorage: storage,
     };
   } finally {
     await Promise.all(started.map((s) => s.stop()));

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { isPostgres } from './dialect-info.ts';
+import { PreparingClient } from './pg-client.ts';
 import { CachedSqliteDialect } from './sqlite-dialect.ts';
 import type { Database } from './types.ts';
 import * as m0001 from './migrations/0001-initial.ts';
@@ -54,6 +55,7 @@ export function openStore(options: StoreOptions): Store {
       idleTimeoutMillis: 30_000,
       keepAlive: true,
       application_name: 'flashdeck',
+      Client: PreparingClient,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     // A dropped connection is discarded by the pool and the next checkout opens a new one, so the

@@ -61,15 +61,13 @@ export class TokenRateLimiter {
     // The window index is part of the key, so windows are aligned to the UTC minute and day.
     const minuteKey = `${subject}:${minute.index}`;
     const dayKey = `${subject}:${day.index}`;
-    const m = await consumeOne(this.#minute, minuteKey);
-    if (!m.ok) {
-      await this.#minute.reward(minuteKey, 1);
-      return { allowed: false, window: 'minute', limit: this.perMinute, remaining: 0, resetSeconds: minute.resetSeconds };
-    }
-    const d = await consumeOne(this.#day, dayKey);
-    if (!d.ok) {
+    // Both windows at once: on Redis, one round trip. A refused call is taken back from both.
+    const [m, d] = await Promise.all([consumeOne(this.#minute, minuteKey), consumeOne(this.#day, dayKey)]);
+    if (!m.ok || !d.ok) {
       await Promise.all([this.#minute.reward(minuteKey, 1), this.#day.reward(dayKey, 1)]);
-      return { allowed: false, window: 'day', limit: this.perDay, remaining: 0, resetSeconds: day.resetSeconds };
+      return !m.ok
+        ? { allowed: false, window: 'minute', limit: this.perMinute, remaining: 0, resetSeconds: minute.resetSeconds }
+        : { allowed: false, window: 'day', limit: this.perDay, remaining: 0, resetSeconds: day.resetSeconds };
     }
     const minuteLeft = this.perMinute - m.consumed;
     const dayLeft = this.perDay - d.consumed;

@@ -5,6 +5,7 @@ import { newId } from '../../ids.ts';
 import { UsageError } from '../../usage-error.ts';
 import { requireUser } from '../users/users.service.ts';
 import { DEFAULT_TOKEN_EXPIRY_DAYS, TOKEN_EXPIRY_DAYS, isScope, type Scope } from './scopes.ts';
+import { cachedToken, forgetToken } from './token-cache.ts';
 import { generatePat, hashToken, hashesEqual, parsePat } from './token-format.ts';
 import {
   findTokenById, findTokenByPrefix, insertToken, listTokensOfUser, markTokenRevoked, type TokenRecord,
@@ -81,6 +82,7 @@ export async function revokeToken(db: Db, clock: Clock, tokenId: string): Promis
   if (!token) throw new UsageError(`no token with id ${tokenId}`);
   if (token.revokedAt !== null) throw new UsageError(`token ${tokenId} is already revoked`);
   await markTokenRevoked(db, tokenId, clock.now().toISOString());
+  forgetToken(db, token.prefix);
 }
 
 export async function requireToken(db: Db, tokenId: string): Promise<TokenSummary> {
@@ -93,7 +95,7 @@ export async function requireToken(db: Db, tokenId: string): Promise<TokenSummar
 export async function authenticateToken(db: Db, clock: Clock, hashKey: string, presented: string): Promise<Principal> {
   const prefix = parsePat(presented);
   if (prefix === null) throw new AppError('UNAUTHORIZED', 'The access token is malformed');
-  const token = await findTokenByPrefix(db, prefix);
+  const token = await cachedToken(db, prefix, (p) => findTokenByPrefix(db, p));
   if (!token || !hashesEqual(token.hash, hashToken(hashKey, presented))) {
     throw new AppError('UNAUTHORIZED', 'The access token is not valid');
   }
