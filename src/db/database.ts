@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type SchemaMetadata, type TableMetadata } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { isPostgres } from './dialect-info.ts';
 import { PreparingClient } from './pg-client.ts';
@@ -114,9 +114,31 @@ async function ensureSchema(conn: Db): Promise<string> {
   return first;
 }
 
+/**
+ * `db` whose introspection sees only `schema`. Kysely's Migrator looks for its bookkeeping tables
+ * with an introspection query over every schema of the database, which fails when another schema
+ * is dropped meanwhile (a relation named by the query vanishes) and grows with the database.
+ */
+function introspectingOnly(db: Db, schema: string): Db {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => (await sql<SchemaMetadata>`select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)).rows,
+    getTables: async () => (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema}`.execute(db))
+      .rows.map((r): TableMetadata => ({ name: r.name, schema, isView: false, isForeign: false, columns: [] })),
+  };
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 async function runMigrations(db: Db, schema?: string): Promise<void> {
   // Kysely looks for its bookkeeping tables in every schema unless told which one is ours.
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = schema
+    ? new Migrator({ db: introspectingOnly(db, schema), provider: new StaticMigrationProvider(), migrationTableSchema: schema })
+    : new Migrator({ db, provider: new StaticMigrationProvider() });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
