@@ -1,0 +1,116 @@
+// Deck markdown export: any deck, written so that parsing it back gives the same deck.
+import { isDeepStrictEqual } from 'node:util';
+import { Document, isScalar, parse, visit } from 'yaml';
+import { normaliseCard } from '../cards/card-content.ts';
+import type { CardDto, CardExtrasInput, DeckDetail } from '../decks/decks.schemas.ts';
+import { BLANK, DECK_MARKDOWN_VERSION, YAML_OUT, closesFence, fenceOpening, isStructure, type Fence } from './deck-markdown-syntax.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+/** Whether the parser would read `text` back unchanged from a `## Front` / `## Back` section. */
+function fitsSection(text: string): boolean {
+  if (text === '') return true;
+  if (text.includes('\r')) return false;
+  const lines = text.split('\n');
+  if (BLANK.test(lines[0]) || BLANK.test(lines[lines.length - 1])) return false;
+  let fence: Fence | null = null;
+  for (const line of lines) {
+    if (fence) {
+      if (closesFence(fence, line)) fence = null;
+    } else if (isStructure(line)) {
+      return false;
+    } else {
+      fence = fenceOpening(line, 0);
+    }
+  }
+  return fence === null;
+}
+
+function fitsHeading(title: string): boolean {
+  return title !== '' && !/[\r\n]/.test(title) && title.trim() === title;
+}
+
+// The yaml package's block scalars lose or reject some whitespace-only lines, so every multi-line
+// string is checked on its own and written double-quoted (escapes, always exact) when needed.
+function toYaml(input: Record<string, unknown>, quoteAll = false): string {
+  // The JSON form is what must read back: undefined properties are simply not written.
+  const value = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+  const doc = new Document(value);
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value !== 'string' || !/[\r\n]/.test(node.value)) return;
+      if (quoteAll || !sameAfterYaml(new Document({ k: node.value }).toString(YAML_OUT), { k: node.value })) {
+        node.type = 'QUOTE_DOUBLE';
+      }
+    },
+    // Short lists of one-line scalars read best inline: tags: [biology, cells].
+    Seq(_, node) {
+      if (node.items.every((item) => isScalar(item) && !(typeof item.value === 'string' && /[\r\n]/.test(item.value)))) {
+        node.flow = true;
+      }
+    },
+  });
+  const text = doc.toString(YAML_OUT);
+  if (sameAfterYaml(text, value)) return text;
+  if (quoteAll) throw new Error('deck markdown export: YAML output does not read back as written');
+  return toYaml(value, true);
+}
+
+function sameAfterYaml(text: string, value: unknown): boolean {
+  try {
+    return isDeepStrictEqual(parse(text), value);
+  } catch {
+    return false;
+  }
+}
+
+export function exportDeckMarkdown(deck: DeckDetail): string {
+  const front: Record<string, unknown> = { version: DECK_MARKDOWN_VERSION };
+  const heading = fitsHeading(deck.title);
+  if (!heading) front.title = deck.title;
+  if (deck.lang != null) front.lang = deck.lang;
+  front.visibility = deck.visibility;
+  // Null is written as absence: the import service turns an absent description/thumbnail into null.
+  if (deck.description != null) front.description = deck.description;
+  if (deck.tags !== undefined && deck.tags.length > 0) front.tags = deck.tags;
+  if (deck.thumbnail != null) front.thumbnail = deck.thumbnail;
+  const head = `---\n${toYaml(front)}---\n${heading ? `# ${deck.title}\n` : ''}`;
+  return `${head}\n${deck.cards.map(exportCard).join('\n\n---\n\n')}\n`;
+}
+
+function exportCard(card: CardDto): string {
+  const meta: Record<string, unknown> = {};
+  if (card.oneSided) meta.oneSided = true;
+  if (card.frontMedia != null) meta.frontMedia = card.frontMedia;
+  if (card.backMedia != null) meta.backMedia = card.backMedia;
+  const extras = exportedExtras(card);
+  if (extras) meta.extras = extras;
+  const sections: string[] = [];
+  for (const [key, name] of [['front', 'Front'], ['back', 'Back']] as const) {
+    const text = card[key];
+    if (text === null) continue;
+    if (fitsSection(text)) sections.push(text === '' ? `## ${name}` : `## ${name}\n${text}`);
+    else meta[key] = text;
+  }
+  const block = Object.keys(meta).length > 0 ? `<!-- card\n${toYaml(meta)}-->` : null;
+  if (sections.length === 0) return block ?? '';
+  const body = sections.join('\n\n');
+  return block ? `${block}\n${body}` : body;
+}
+
+/** The card's extras minus frontType/backType where they equal the default import would resolve. */
+function exportedExtras(card: CardDto): Record<string, unknown> | null {
+  if (!card.extras) return null;
+  const rest: Record<string, unknown> = { ...card.extras };
+  delete rest.frontType;
+  delete rest.backType;
+  const defaults = normaliseCard({ front: 'x', extras: rest as CardExtrasInput }, 'extras').content.extras;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(card.extras)) {
+    if (key === 'frontType' && value === defaults.frontType) continue;
+    if (key === 'backType' && value === defaults.backType) continue;
+    out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}
