@@ -28,18 +28,23 @@ export function registerContentTypes(app: FastifyInstance): void {
   });
   app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('onRoute', (route) => {
-    if (route.schema?.body !== undefined) addRouteHook(route as never, 'preValidation', checkBody);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'PUT')) return;
+    const required = route.schema?.body !== undefined;
+    const accepts = (route.config as { accepts?: readonly string[] } | undefined)?.accepts ?? DEFAULT_ACCEPTS;
+    addRouteHook(route as never, 'preValidation', (request: FastifyRequest) => checkBody(request, required, accepts));
   });
 }
 
-/** On routes that take a body: it must be there, and of a media type the route accepts. */
-async function checkBody(request: FastifyRequest): Promise<void> {
-  if (request.body === undefined || request.body === null || request.body === '') {
-    throw new AppError('BAD_REQUEST', 'The request body is empty');
+/** A body must be there where the route needs one, and be of a media type the route accepts. */
+async function checkBody(request: FastifyRequest, required: boolean, accepts: readonly string[]): Promise<void> {
+  const empty = request.body === undefined || request.body === null || request.body === '';
+  if (empty) {
+    if (required) throw new AppError('BAD_REQUEST', 'The request body is empty');
+    return;
   }
   const type = mediaType(request.headers['content-type']);
   if (type === null) return;
-  const accepts = request.routeOptions.config.accepts ?? DEFAULT_ACCEPTS;
   if (!accepts.includes(type)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted here; use ${accepts.join(' or ')}`);
   }
