@@ -24,18 +24,22 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const metadataUrl = `${options.publicUrl}/.well-known/oauth-protected-resource`;
   const challenge = (extra: string) => `Bearer ${extra}resource_metadata="${metadataUrl}"`;
 
+  const throttled = (seconds: number) => new AppError('RATE_LIMITED', 'Too many failed authentication attempts from this address', undefined, {
+    'Retry-After': String(seconds),
+  });
+
+  // A throttled address gets 429 whatever it presents. The throttle is read after the token is
+  // checked, so on Redis it shares a round trip with the rate limits (auto-pipelined).
   async function authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
-    const blocked = await options.failedAuth.blockedFor(request.ip);
-    if (blocked > 0) {
-      throw new AppError('RATE_LIMITED', 'Too many failed authentication attempts from this address', undefined, { 'Retry-After': String(blocked) });
-    }
     const match = header === undefined ? null : BEARER.exec(header);
     try {
       if (!match) throw new AppError('UNAUTHORIZED', header === undefined ? 'An Authorization: Bearer token is required' : 'The Authorization header is not a Bearer token');
       return await authenticateToken(options.db, options.clock, options.hashKey, match[1] as string);
     } catch (error) {
       if (isAppError(error) && error.status === 401) {
+        const blocked = await options.failedAuth.blockedFor(request.ip);
+        if (blocked > 0) throw throttled(blocked);
         if (header !== undefined) await options.failedAuth.recordFailure(request.ip);
         const extra = header !== undefined ? 'error="invalid_token", ' : '';
         throw new AppError(error.code, error.message, error.details, { 'WWW-Authenticate': challenge(extra) });
@@ -48,8 +52,16 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
 
   async function authorise(request: FastifyRequest, reply: FastifyReply, scope: Scope | null): Promise<void> {
     const principal = await authenticate(request);
+    const now = options.clock.now().getTime();
+    const [blocked, decision] = await Promise.all([
+      options.failedAuth.blockedFor(request.ip),
+      options.limiter.consume(principal.tokenId, now),
+    ]);
+    if (blocked > 0) {
+      if (decision.allowed) await options.limiter.refund(principal.tokenId, now);
+      throw throttled(blocked);
+    }
     request.principal = principal;
-    const decision = await options.limiter.consume(principal.tokenId, options.clock.now().getTime());
     reply.header('RateLimit-Policy', policy);
     reply.header('RateLimit', rateLimitHeader(decision));
     if (!decision.allowed) {

@@ -54,6 +54,14 @@ export class TokenRateLimiter {
     return `"minute";q=${this.perMinute};w=60, "day";q=${this.perDay};w=86400`;
   }
 
+  /** Takes back a call counted by consume() that was refused for another reason. */
+  async refund(subject: string, nowMs: number): Promise<void> {
+    await Promise.all([
+      this.#minute.reward(`${subject}:${windowOf('minute', nowMs).index}`, 1),
+      this.#day.reward(`${subject}:${windowOf('day', nowMs).index}`, 1),
+    ]);
+  }
+
   /** Counts one call, unless a window is exhausted: rejected calls do not count. */
   async consume(subject: string, nowMs: number): Promise<RateDecision> {
     const minute = windowOf('minute', nowMs);
