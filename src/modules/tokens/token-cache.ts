@@ -6,6 +6,7 @@
 // never cached, so guessing cannot fill the cache.
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/database.ts';
+import { hashesEqual } from './token-format.ts';
 import type { TokenRecord } from './tokens.repository.ts';
 
 export const TOKEN_CACHE_MS = 2000;
@@ -14,6 +15,8 @@ const MAX_ENTRIES = 10_000;
 interface Entry {
   readAt: number;
   token: TokenRecord;
+  /** The presented token whose HMAC matched this row, so a repeat skips the HMAC (~5% of a read). */
+  verified?: string;
 }
 
 /** One cache per store (an app, the CLI, a test's server), dropped with it. */
@@ -44,4 +47,15 @@ export async function cachedToken(db: Db, prefix: string, read: (prefix: string)
 
 export function forgetToken(db: Db, prefix: string): void {
   caches.get(db)?.delete(prefix);
+}
+
+/** Whether `presented` is the token already verified against this cached row. */
+export function isVerified(db: Db, prefix: string, presented: string): boolean {
+  const verified = caches.get(db)?.get(prefix)?.verified;
+  return verified !== undefined && hashesEqual(verified, presented);
+}
+
+export function rememberVerified(db: Db, prefix: string, presented: string): void {
+  const entry = caches.get(db)?.get(prefix);
+  if (entry !== undefined) entry.verified = presented;
 }
