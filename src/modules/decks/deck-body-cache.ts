@@ -1,13 +1,11 @@
 // Rendered GET /decks/{deckId} bodies, as UTF-8 bytes, keyed by deck id and version.
-// Every write to a deck's cards changes the deck's version in the same transaction
-// (updateDeckIfUnchanged), so the bytes stored for a version hold that version's cards. The deck
-// fields are not trusted to the version: the caller rebuilds the head from the row it just read
-// and an entry is used only if its head is the same string. Measured (docs/performance.md):
-// reading and rendering 250 cards and encoding ~160 KiB to UTF-8 dominated the route.
+// Every write to a deck, its fields or its cards, changes the deck's version in the same
+// transaction (updateDeckIfUnchanged, and only when something changed), so the bytes stored for a
+// version are that version's deck. Measured (docs/performance.md): reading and rendering 250
+// cards and encoding ~160 KiB to UTF-8 dominated the route.
 
 interface Entry {
   version: string;
-  head: string;
   body: Buffer;
 }
 
@@ -20,19 +18,19 @@ export class DeckBodyCache {
     this.#maxBytes = maxBytes;
   }
 
-  get(deckId: string, version: string, head: string): Buffer | undefined {
+  get(deckId: string, version: string): Buffer | undefined {
     const entry = this.#entries.get(deckId);
-    if (entry === undefined || entry.version !== version || entry.head !== head) return undefined;
+    if (entry === undefined || entry.version !== version) return undefined;
     // Least recently used goes first: re-insert on every hit.
     this.#entries.delete(deckId);
     this.#entries.set(deckId, entry);
     return entry.body;
   }
 
-  set(deckId: string, version: string, head: string, body: Buffer): void {
+  set(deckId: string, version: string, body: Buffer): void {
     this.#drop(deckId);
     if (body.length > this.#maxBytes / 4) return;
-    this.#entries.set(deckId, { version, head, body });
+    this.#entries.set(deckId, { version, body });
     this.#bytes += body.length;
     for (const oldest of this.#entries.keys()) {
       if (this.#bytes <= this.#maxBytes) break;

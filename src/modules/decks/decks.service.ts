@@ -55,16 +55,15 @@ const BODY_CACHE_BYTES = 32 * 1024 * 1024;
 /** The deck read as JSON bytes, rendered once per deck version (see deck-body-cache.ts). */
 export async function getDeckBody(ctx: ServiceContext, principal: Principal, deckId: string): Promise<Buffer> {
   const deck = await requireOwnedDeck(ctx.db, principal, deckId, 'path');
-  const head = deckHeadJson(deck, ctx.publicUrl);
   let cache = bodyCaches.get(ctx.db);
   if (cache === undefined) {
     cache = new DeckBodyCache(BODY_CACHE_BYTES);
     bodyCaches.set(ctx.db, cache);
   }
-  const cached = cache.get(deck.id, deck.updatedAt, head);
+  const cached = cache.get(deck.id, deck.updatedAt);
   if (cached !== undefined) return cached;
-  const body = Buffer.from(deckDetailText(head, await listCards(ctx.db, deck.id)));
-  cache.set(deck.id, deck.updatedAt, head, body);
+  const body = Buffer.from(deckDetailText(deckHeadJson(deck, ctx.publicUrl), await listCards(ctx.db, deck.id)));
+  cache.set(deck.id, deck.updatedAt, body);
   return body;
 }
 
