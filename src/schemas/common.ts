@@ -5,14 +5,6 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const DateTime = Type.String({ format: 'date-time' });
 
-export const ErrorEnvelopeSchema = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    details: Type.Optional(Type.Unknown()),
-  }, { additionalProperties: false }),
-}, { additionalProperties: false });
-
 /**
  * The error responses of one route, grouped by status: each status's schema names exactly the
  * codes the route can return with it, so the OpenAPI document lists every status and code.

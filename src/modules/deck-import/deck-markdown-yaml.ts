@@ -10,16 +10,16 @@ import { fail, type Entry } from './deck-markdown-syntax.ts';
 // lines and one level of "  key: scalar" under a key, is read here without it. Any line outside
 // this subset (comments, block scalars, anchors, URLs, odd spacing, a repeated key...) makes this
 // return null and the whole block goes to the library, so results and errors stay the library's.
-export const FAST_KEY = /^([A-Za-z][A-Za-z0-9]*):(?: (.*))?$/;
-export const FAST_NESTED = /^  ([A-Za-z][A-Za-z0-9]*): (.+)$/;
-export const FAST_PLAIN = /^[A-Za-z](?:[A-Za-z0-9 .,;!?'()/_+-]*[A-Za-z0-9.!?')])?$/;
-export const FAST_FLOW_ITEM = /^[A-Za-z](?:[A-Za-z0-9 ._/+-]*[A-Za-z0-9])?$/;
-export const FAST_QUOTED = /^"(?:[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ud800-\udfff]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"$/;
-export const FAST_INT = /^(?:0|[1-9][0-9]{0,14})$/;
-export const NOT_A_STRING = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
-export const NO_VALUE = Symbol('no value');
+const FAST_KEY = /^([A-Za-z][A-Za-z0-9]*):(?: (.*))?$/;
+const FAST_NESTED = /^  ([A-Za-z][A-Za-z0-9]*): (.+)$/;
+const FAST_PLAIN = /^[A-Za-z](?:[A-Za-z0-9 .,;!?'()/_+-]*[A-Za-z0-9.!?')])?$/;
+const FAST_FLOW_ITEM = /^[A-Za-z](?:[A-Za-z0-9 ._/+-]*[A-Za-z0-9])?$/;
+const FAST_QUOTED = /^"(?:[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ud800-\udfff]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"$/;
+const FAST_INT = /^(?:0|[1-9][0-9]{0,14})$/;
+const NOT_A_STRING = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
+const NO_VALUE = Symbol('no value');
 
-export function fastScalar(text: string, flow: boolean): unknown {
+function fastScalar(text: string, flow: boolean): unknown {
   if (text === 'true') return true;
   if (text === 'false') return false;
   if (text === 'null') return null;
@@ -30,7 +30,7 @@ export function fastScalar(text: string, flow: boolean): unknown {
   return NO_VALUE;
 }
 
-export function fastValue(text: string): unknown {
+function fastValue(text: string): unknown {
   if (text.startsWith('[') && text.endsWith(']')) {
     const inner = text.slice(1, -1);
     if (inner === '') return [];
@@ -40,7 +40,7 @@ export function fastValue(text: string): unknown {
   return fastScalar(text, false);
 }
 
-export function readSimpleMapping(lines: string[], firstLine: number): Map<string, Entry> | null {
+function readSimpleMapping(lines: string[], firstLine: number): Map<string, Entry> | null {
   const out = new Map<string, Entry>();
   for (let i = 0; i < lines.length; i++) {
     const top = FAST_KEY.exec(lines[i]);
@@ -101,7 +101,7 @@ export function readYamlMapping(lines: string[], firstLine: number, what: string
 
 // The body becomes JSON-shaped input; YAML-only values (.nan, .inf) have no JSON equivalent.
 // An alias inside the value it names (`x: &a [*a]`) makes a cycle, which JSON cannot hold.
-export function jsonProblem(value: unknown, ancestors: readonly object[] = []): string | null {
+function jsonProblem(value: unknown, ancestors: readonly object[] = []): string | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : 'numbers must be finite';
   if (Array.isArray(value) || isPlainObject(value)) {
     if (ancestors.includes(value)) return 'a YAML alias must not refer to a value that contains it';
