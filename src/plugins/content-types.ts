@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addRouteHook } from '../http.ts';
+import secureJsonParse from 'secure-json-parse';
 import { AppError } from '../errors.ts';
 
 const DEFAULT_ACCEPTS = ['application/json'] as const;
@@ -16,15 +17,23 @@ function mediaType(header: string | undefined): string | null {
 export function registerContentTypes(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   // An empty JSON body is no body: routes without one (complete a review) accept it, routes
-  // that need one answer BAD_REQUEST below.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // that need one answer BAD_REQUEST below. Keys that poison prototypes are refused, with a
+  // message that says so (the markdown parser refuses the same keys).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') {
       done(null, undefined);
       return;
     }
-    parseJson(request, body as string, done);
+    try {
+      done(null, secureJsonParse(text, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      const poisoned = error instanceof SyntaxError && /forbidden/.test(error.message);
+      done(new AppError('BAD_REQUEST', poisoned
+        ? 'The request body contains a key named __proto__ (or constructor.prototype), which is not allowed'
+        : 'The request body is not valid JSON'), undefined);
+    }
   });
   app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.addHook('onRoute', (route) => {

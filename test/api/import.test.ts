@@ -273,4 +273,17 @@ describe('POST /decks/import', () => {
     assertError(await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: deckBody(251) }), 400, 'TOO_MANY_CARDS');
     assert.equal(await deckCount(), before + 1);
   });
+
+  test('should refuse a key named __proto__ at any depth, in JSON and in markdown alike', async () => {
+    const before = await deckCount();
+    const json = '{"deck":{"title":"T"},"cards":[{"front":"q","back":"a","extras":{"templateData":{"a":{"__proto__":{"x":1}}}}}]}';
+    const viaJson = await server.api('POST', '/decks/import', { token, body: json, headers: { 'content-type': 'application/json' } });
+    assertError(viaJson, 400, 'BAD_REQUEST');
+    assert.match(viaJson.body.error.message, /__proto__/);
+    const doc = '---\nversion: 1\nlang: en\n---\n# T\n\n<!-- card\nextras:\n  templateData:\n    a:\n      __proto__:\n        x: 1\n-->\n## Front\nq\n\n## Back\na\n';
+    const viaMarkdown = await markdown(doc);
+    assertError(viaMarkdown, 400, 'PARSE_FAILED');
+    assert.match(viaMarkdown.body.error.message, /__proto__/);
+    assert.equal(await deckCount(), before);
+  });
 });

@@ -105,6 +105,10 @@ function jsonProblem(value: unknown, ancestors: readonly object[] = []): string 
   if (typeof value === 'number') return Number.isFinite(value) ? null : 'numbers must be finite';
   if (Array.isArray(value) || isPlainObject(value)) {
     if (ancestors.includes(value)) return 'a YAML alias must not refer to a value that contains it';
+    // Refused in JSON bodies too (prototype poisoning): both formats answer the same.
+    if (!Array.isArray(value) && (Object.hasOwn(value, '__proto__') || (isPlainObject(value.constructor) && Object.hasOwn(value.constructor, 'prototype')))) {
+      return 'keys named __proto__ (or constructor.prototype) are not allowed';
+    }
     const inner = [...ancestors, value];
     return (Array.isArray(value) ? value : Object.values(value)).map((v) => jsonProblem(v, inner)).find((p) => p !== null) ?? null;
   }
