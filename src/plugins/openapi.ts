@@ -21,7 +21,21 @@ Every call needs \`Authorization: Bearer <token>\` (a personal access token \`sv
 
 **Concurrency.** Writes accept \`If-Match: <version>\`; a stale version is 412 VERSION_MISMATCH. Without it, last write wins.
 
-**Limits.** 250 cards per deck; 1 to 250 cards per request; request bodies over the operator's limit (default 16 MiB) get 413 PAYLOAD_TOO_LARGE. \`imageUrl\` accepts https:// URLs and root-relative paths only.`;
+**Limits.** 250 cards per deck; 1 to 250 cards per request; request bodies over the operator's limit (default 16 MiB) get 413 PAYLOAD_TOO_LARGE. \`imageUrl\` accepts https:// URLs and root-relative paths (\`/...\`, not \`//...\`) only; plain http:// is 400 SCHEMA_INVALID. At deck capacity, \`mode=create\` is 403 DECK_LIMIT_REACHED (\`deck_limit: null\` means no limit).
+
+**Addresses.** \`{base_url}\` is \`{PUBLIC_URL}/api/v1\`. \`previewUrl\` is \`{PUBLIC_URL}/decks/{deckId}\`, \`editUrl\` \`{PUBLIC_URL}/decks/{deckId}/edit\`. Interactive docs at \`{base_url}/docs\`. Protected-resource metadata (RFC 9728) at \`/.well-known/oauth-protected-resource\`; a 401 carries \`WWW-Authenticate: Bearer resource_metadata="..."\` (plus \`error="invalid_token"\` when a token was presented), a 403 for a missing scope \`error="insufficient_scope", scope="..."\`.
+
+**Browsers.** The API answers CORS requests from any origin (bearer tokens only, never cookies); preflight allows Authorization, Content-Type, Idempotency-Key and If-Match, and the rate-limit, Retry-After and Idempotent-Replayed headers are exposed.
+
+**Identifiers and ordering.** Ids are opaque, random and URL-safe with a readable prefix (\`dck_\`, \`crd_\`, \`tok_\`, \`rev_\`, \`usr_\`). Card \`order\` is the 0-based position. \`GET /decks\` orders by \`updatedAt\` descending, then id; \`nextToken\` is an opaque keyset cursor (a tampered one is 400 BAD_REQUEST).
+
+**Cards.** A card that does not exist in the deck is 404 CARD_NOT_FOUND. \`extras.frontType\` and \`extras.backType\` always come back resolved from the card type. Deck tags are trimmed, empty ones dropped, duplicates (case-insensitive) removed keeping the first spelling. Import warnings: LANG_DEFAULTED, FRONT_SECTION_MISSING, TEMPLATE_DEPRECATED, CONTENT_TYPE_MISMATCH_TEXT_LOOKS_RICH, CARD_TYPE_FORMULA_FRONT_NOT_MATH. \`mode=update\` keeps the id (and review history) of every incoming card matching an existing card by content; repeating the same payload changes nothing, not even \`version\`. \`GET /decks/{deckId}\` with \`Accept: text/markdown\` exports the deck, and importing the export reproduces it.
+
+**Tokens.** Personal access tokens are \`svc_pat_<prefix>_<secret>\` (base62; the secret carries a checksum, so a mistyped token is refused before any lookup); only a keyed hash is stored. Expiry 7, 30, 90 (default) or 365 days. A revoked or expired token is 401 TOKEN_REVOKED; revocation reaches every instance within 5 seconds.
+
+**Activity log.** Every call made with a token is recorded (time, method, route, deck id, status, duration, client address, user agent, request id = the \`X-Request-Id\` response header), kept 90 days; recording never delays or fails a call.
+
+**Review sessions.** \`reviews:write\` starts, answers and completes; \`reviews:read\` reads. Decks not owned by the user are 404 DECK_NOT_FOUND there, other users' sessions 404 SESSION_NOT_FOUND. Scheduling is FSRS, per user and card.`;
 
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   await app.register(swagger, {
