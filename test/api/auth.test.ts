@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generatePat } from '../../src/modules/tokens/token-format.ts';
 import { revokeToken } from '../../src/modules/tokens/tokens.service.ts';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 const METADATA = `resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource"`;
@@ -108,30 +108,29 @@ describe('authentication', () => {
 });
 
 describe('token expiry', () => {
-  let now = Date.parse('2030-03-01T12:00:00.000Z');
-  const clock = { now: () => new Date(now) };
+  const time = manualClock('2030-03-01T12:00:00.000Z');
   let server: TestServer;
-  before(async () => { server = await startServer({ PUBLIC_URL }, { clock }); });
+  before(async () => { server = await startServer({ PUBLIC_URL }, { clock: time.clock }); });
   after(async () => { await server.close(); });
 
   test('should answer 401 TOKEN_REVOKED once the token has expired', async () => {
     const user = await server.user();
     const created = await server.app.admin.createToken({ email: user.email, name: 'week', scopes: ['decks:read'], expiresDays: 7 });
     const expiresAt = Date.parse(created.summary.expiresAt as string);
-    assert.equal(expiresAt, now + 7 * 86_400_000);
+    assert.equal(expiresAt, time.ms + 7 * 86_400_000);
 
-    now = expiresAt - 1000;
+    time.ms = expiresAt - 1000;
     assert.equal((await server.api('GET', '/decks', { token: created.token })).status, 200);
-    now = expiresAt + 1000;
+    time.ms = expiresAt + 1000;
     assertUnauthorized(await server.api('GET', '/decks', { token: created.token }), 'TOKEN_REVOKED', true);
     assertUnauthorized(await server.api('GET', '/whoami', { token: created.token }), 'TOKEN_REVOKED', true);
   });
 
   test('should expire a default token after 90 days', async () => {
     const user = await server.user();
-    now += 89 * 86_400_000;
+    time.ms += 89 * 86_400_000;
     assert.equal((await server.api('GET', '/whoami', { token: user.token })).status, 200);
-    now += 2 * 86_400_000;
+    time.ms += 2 * 86_400_000;
     assertUnauthorized(await server.api('GET', '/whoami', { token: user.token }), 'TOKEN_REVOKED', true);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
@@ -10,12 +10,11 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 const cards = (n: number, label = 'New') => Array.from({ length: n }, (_, i) => ({ front: `${label} question ${i}`, back: `${label} answer ${i}` }));
 
 describe('POST /decks/{deckId}/cards', () => {
-  let now = Date.parse('2030-07-01T08:00:00.000Z');
-  const clock = { now: () => new Date(now) };
+  const time = manualClock('2030-07-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startServer({}, { clock });
+    server = await startServer({}, { clock: time.clock });
     token = (await server.user()).token;
   });
   after(async () => { await server.close(); });
@@ -25,7 +24,7 @@ describe('POST /decks/{deckId}/cards', () => {
   test('should append cards at the end without touching existing ones', async () => {
     const { deckId, version } = await createDeck(server, token, 3);
     const before = await deckOf(deckId);
-    now += 1000;
+    time.ms += 1000;
     const res = await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(2) } });
     assert.equal(res.status, 200);
     assert.equal(res.body.deckId, deckId);
@@ -89,14 +88,14 @@ describe('POST /decks/{deckId}/cards', () => {
 
   test('should answer 412 VERSION_MISMATCH for a stale If-Match and accept the current version quoted or not', async () => {
     const { deckId, version } = await createDeck(server, token, 1);
-    now += 1000;
+    time.ms += 1000;
     const first = await server.api('POST', `/decks/${deckId}/cards`, { token, headers: { 'if-match': version }, json: { cards: cards(1) } });
     assert.equal(first.status, 200);
     assertError(await server.api('POST', `/decks/${deckId}/cards`, { token, headers: { 'if-match': version }, json: { cards: cards(1) } }), 412, 'VERSION_MISMATCH');
-    now += 1000;
+    time.ms += 1000;
     const quoted = await server.api('POST', `/decks/${deckId}/cards`, { token, headers: { 'if-match': `"${first.body.version}"` }, json: { cards: cards(1) } });
     assert.equal(quoted.status, 200, quoted.text);
-    now += 1000;
+    time.ms += 1000;
     const bare = await server.api('POST', `/decks/${deckId}/cards`, { token, headers: { 'if-match': quoted.body.version }, json: { cards: cards(1) } });
     assert.equal(bare.status, 200, bare.text);
     assert.equal(bare.body.cardCount, 4);
@@ -149,12 +148,11 @@ describe('POST /decks/{deckId}/cards', () => {
 });
 
 describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
-  let now = Date.parse('2030-07-02T08:00:00.000Z');
-  const clock = { now: () => new Date(now) };
+  const time = manualClock('2030-07-02T08:00:00.000Z');
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startServer({}, { clock });
+    server = await startServer({}, { clock: time.clock });
     token = (await server.user()).token;
   });
   after(async () => { await server.close(); });
@@ -167,7 +165,7 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
 
   test('should update only the given fields and return the card', async () => {
     const { deckId, version, cards: [, card] } = await deckWithCards();
-    now += 1000;
+    time.ms += 1000;
     const res = await server.api('PATCH', `/decks/${deckId}/cards/${card!.id}`, { token, json: { front: 'Edited', oneSided: true } });
     assert.equal(res.status, 200);
     assert.equal(res.body.id, card!.id);
@@ -207,14 +205,14 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
   test('should answer 412 VERSION_MISMATCH for a stale If-Match and accept the current version quoted or not', async () => {
     const { deckId, version, cards: [card] } = await deckWithCards(1);
     const path = `/decks/${deckId}/cards/${card!.id}`;
-    now += 1000;
+    time.ms += 1000;
     assert.equal((await server.api('PATCH', path, { token, headers: { 'if-match': version }, json: { front: 'One' } })).status, 200);
     assertError(await server.api('PATCH', path, { token, headers: { 'if-match': version }, json: { front: 'Lost' } }), 412, 'VERSION_MISMATCH');
     let current = (await server.api('GET', `/decks/${deckId}`, { token })).body.version;
-    now += 1000;
+    time.ms += 1000;
     assert.equal((await server.api('PATCH', path, { token, headers: { 'if-match': `"${current}"` }, json: { front: 'Two' } })).status, 200);
     current = (await server.api('GET', `/decks/${deckId}`, { token })).body.version;
-    now += 1000;
+    time.ms += 1000;
     const bare = await server.api('PATCH', path, { token, headers: { 'if-match': current }, json: { front: 'Three' } });
     assert.equal(bare.status, 200);
     assert.equal(bare.body.front, 'Three');

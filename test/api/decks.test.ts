@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -10,10 +10,9 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 }
 
 describe('GET /decks', () => {
-  let now = Date.parse('2030-05-01T08:00:00.000Z');
-  const clock = { now: () => new Date(now) };
+  const time = manualClock('2030-05-01T08:00:00.000Z');
   let server: TestServer;
-  before(async () => { server = await startServer({ PUBLIC_URL }, { clock }); });
+  before(async () => { server = await startServer({ PUBLIC_URL }, { clock: time.clock }); });
   after(async () => { await server.close(); });
 
   async function pages(token: string, limit: number): Promise<{ ids: string[]; sizes: number[] }> {
@@ -56,13 +55,13 @@ describe('GET /decks', () => {
     const user = await server.user();
     const created: { id: string; at: number }[] = [];
     for (const offset of [1, 2, 3, 3, 3, 3]) {
-      now = Date.parse('2030-05-01T09:00:00.000Z') + offset * 1000;
-      created.push({ id: (await createDeck(server, user.token, 1)).deckId, at: now });
+      time.ms = Date.parse('2030-05-01T09:00:00.000Z') + offset * 1000;
+      created.push({ id: (await createDeck(server, user.token, 1)).deckId, at: time.ms });
     }
-    now = Date.parse('2030-05-01T09:00:10.000Z');
+    time.ms = Date.parse('2030-05-01T09:00:10.000Z');
     const touched = created[0];
     assert.equal((await server.api('PATCH', `/decks/${touched.id}`, { token: user.token, json: { title: 'Touched' } })).status, 200);
-    touched.at = now;
+    touched.at = time.ms;
     const expected = [...created]
       .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .map((d) => d.id);
@@ -77,7 +76,7 @@ describe('GET /decks', () => {
     const user = await server.user();
     const ids = new Set<string>();
     for (let i = 0; i < 7; i++) {
-      now += 1000;
+      time.ms += 1000;
       ids.add((await createDeck(server, user.token, 1, `Deck ${i}`)).deckId);
     }
     const { ids: seen, sizes } = await pages(user.token, 3);
@@ -98,11 +97,11 @@ describe('GET /decks', () => {
     const user = await server.user();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      now += 1000;
+      time.ms += 1000;
       ids.push((await createDeck(server, user.token, 1)).deckId);
     }
     const first = await server.api('GET', '/decks?limit=2', { token: user.token });
-    now += 1000;
+    time.ms += 1000;
     const late = (await createDeck(server, user.token, 1, 'Late')).deckId;
     const seen = first.body.items.map((d: { id: string }) => d.id);
     let next: string | null = first.body.nextToken;
@@ -118,7 +117,7 @@ describe('GET /decks', () => {
   test('should default to 25 decks per page', async () => {
     const user = await server.user();
     for (let i = 0; i < 26; i++) {
-      now += 1000;
+      time.ms += 1000;
       await server.api('POST', '/decks/import', { token: user.token, json: deckBody(1, `D${i}`) });
     }
     const res = await server.api('GET', '/decks', { token: user.token });
@@ -235,19 +234,18 @@ describe('GET /decks/{deckId}', () => {
 });
 
 describe('PATCH /decks/{deckId}', () => {
-  let now = Date.parse('2030-06-01T08:00:00.000Z');
-  const clock = { now: () => new Date(now) };
+  const time = manualClock('2030-06-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startServer({ PUBLIC_URL }, { clock });
+    server = await startServer({ PUBLIC_URL }, { clock: time.clock });
     token = (await server.user()).token;
   });
   after(async () => { await server.close(); });
 
   test('should update metadata, keep the cards, and move version to the update time', async () => {
     const { deckId, version } = await createDeck(server, token, 2);
-    now += 5000;
+    time.ms += 5000;
     const res = await server.api('PATCH', `/decks/${deckId}`, {
       token, json: { title: 'New title', description: 'About it', visibility: 'unlisted', lang: 'fr', thumbnail: 'https://img.example.com/t.png' },
     });
@@ -259,7 +257,7 @@ describe('PATCH /decks/{deckId}', () => {
     assert.equal(res.body.thumbnail, 'https://img.example.com/t.png');
     assert.equal(res.body.cards.length, 2);
     assert.notEqual(res.body.version, version);
-    assert.equal(res.body.version, new Date(now).toISOString());
+    assert.equal(res.body.version, new Date(time.ms).toISOString());
     const read = await server.api('GET', `/decks/${deckId}`, { token });
     assert.equal(read.text, res.text);
   });
@@ -275,9 +273,9 @@ describe('PATCH /decks/{deckId}', () => {
 
   test('should leave version unchanged when the PATCH changes nothing', async () => {
     const { deckId } = await createDeck(server, token, 1, 'Same');
-    now += 5000;
+    time.ms += 5000;
     const first = await server.api('PATCH', `/decks/${deckId}`, { token, json: { visibility: 'public' } });
-    now += 5000;
+    time.ms += 5000;
     const again = await server.api('PATCH', `/decks/${deckId}`, { token, json: { visibility: 'public', title: 'Same' } });
     assert.equal(again.status, 200);
     assert.equal(again.body.version, first.body.version);
@@ -292,16 +290,16 @@ describe('PATCH /decks/{deckId}', () => {
 
   test('should answer 412 VERSION_MISMATCH for a stale If-Match and accept the current version quoted or not', async () => {
     const { deckId, version } = await createDeck(server, token, 1);
-    now += 5000;
+    time.ms += 5000;
     const moved = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': version }, json: { title: 'One' } });
     assert.equal(moved.status, 200);
     const stale = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': version }, json: { title: 'Lost' } });
     assertError(stale, 412, 'VERSION_MISMATCH');
     assert.equal((await server.api('GET', `/decks/${deckId}`, { token })).body.title, 'One');
-    now += 5000;
+    time.ms += 5000;
     const quoted = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': `"${moved.body.version}"` }, json: { title: 'Two' } });
     assert.equal(quoted.status, 200, quoted.text);
-    now += 5000;
+    time.ms += 5000;
     const bare = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': quoted.body.version }, json: { title: 'Three' } });
     assert.equal(bare.status, 200, bare.text);
     assert.equal(bare.body.title, 'Three');

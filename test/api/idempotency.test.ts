@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { findRecord, insertClaim } from '../../src/modules/idempotency/idempotency.repository.ts';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser } from '../helpers/server.ts';
-
-/** A clock the tests move forward by hand. */
-function manualClock() {
-  let now = Date.now();
-  return { now: () => new Date(now), advance(ms: number) { now += ms; } };
-}
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser, manualClock } from '../helpers/server.ts';
 
 const HOUR = 3_600_000;
 let keyCounter = 0;
@@ -26,12 +20,12 @@ function assertReplayOf(res: ApiResponse, original: ApiResponse): void {
 }
 
 describe('Idempotency-Key', () => {
-  const clock = manualClock();
+  const time = manualClock();
   let server: TestServer;
   let alice: TestUser;
   let bob: TestUser;
   before(async () => {
-    server = await startServer({}, { clock });
+    server = await startServer({}, { clock: time.clock });
     alice = await server.user();
     bob = await server.user();
   });
@@ -174,9 +168,9 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const first = await importDeck(alice, deckBody(1, 'day old'), key);
     assertFresh(first, 201);
-    clock.advance(24 * HOUR - 1000);
+    time.ms += 24 * HOUR - 1000;
     assertReplayOf(await importDeck(alice, deckBody(1, 'day old'), key), first);
-    clock.advance(1000);
+    time.ms += 1000;
     const later = await importDeck(alice, deckBody(1, 'day old'), key);
     assertFresh(later, 201);
     assert.notEqual(later.body.deckId, first.body.deckId);
@@ -189,7 +183,7 @@ describe('Idempotency-Key', () => {
     const probe = await findRecord(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key: probeKey });
     assert.ok(probe);
     const key = newKey();
-    const claimed = await insertClaim(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key }, probe.requestHash, clock.now().toISOString());
+    const claimed = await insertClaim(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key }, probe.requestHash, time.clock.now().toISOString());
     assert.equal(claimed, true);
     const before = await deckCount(alice);
 
@@ -197,9 +191,9 @@ describe('Idempotency-Key', () => {
     assert.equal(busy.status, 409);
     assert.equal(busy.body.error.code, 'IDEMPOTENCY_KEY_IN_USE');
     assert.equal(busy.headers.get('retry-after'), '1');
-    clock.advance(59_000);
+    time.ms += 59_000;
     assert.equal((await importDeck(alice, deckBody(1, 'crashed'), key)).body.error?.code, 'IDEMPOTENCY_KEY_IN_USE');
-    clock.advance(1000);
+    time.ms += 1000;
     const taken = await importDeck(alice, deckBody(1, 'crashed'), key);
     assertFresh(taken, 201);
     assert.equal(await deckCount(alice), before + 1);
@@ -208,9 +202,9 @@ describe('Idempotency-Key', () => {
 });
 
 describe('Idempotency-Key with rate limits', () => {
-  const clock = manualClock();
+  const time = manualClock();
   let server: TestServer;
-  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '3' }, { clock }); });
+  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '3' }, { clock: time.clock }); });
   after(async () => { await server.close(); });
 
   test('should run an append refused with 429 once the window resets, with the same key', async () => {
@@ -223,7 +217,7 @@ describe('Idempotency-Key with rate limits', () => {
     const limited = await send();
     assert.equal(limited.status, 429);
     assert.equal(limited.body.error.code, 'RATE_LIMITED');
-    clock.advance(60_000);
+    time.ms += 60_000;
     assertFresh(await send(), 200);
   });
 });

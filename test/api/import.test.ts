@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -42,12 +42,11 @@ const EQUIVALENT_JSON = {
 const withoutIds = (deck: { cards: { id?: string }[] }) => deck.cards.map(({ id: _id, ...card }) => card);
 
 describe('POST /decks/import', () => {
-  let now = Date.parse('2030-08-01T08:00:00.000Z');
-  const clock = { now: () => new Date(now) };
+  const time = manualClock('2030-08-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startServer({ PUBLIC_URL }, { clock });
+    server = await startServer({ PUBLIC_URL }, { clock: time.clock });
     token = (await server.user()).token;
   });
   after(async () => { await server.close(); });
@@ -67,7 +66,7 @@ describe('POST /decks/import', () => {
     assert.equal(res.body.visibility, 'private');
     assert.equal(res.body.previewUrl, `${PUBLIC_URL}/decks/${res.body.deckId}`);
     assert.equal(res.body.editUrl, `${PUBLIC_URL}/decks/${res.body.deckId}/edit`);
-    assert.equal(res.body.version, new Date(now).toISOString());
+    assert.equal(res.body.version, new Date(time.ms).toISOString());
     assert.equal(res.body.idempotencyKey, undefined);
     const deck = await deckOf(res.body.deckId);
     assert.equal(deck.version, res.body.version);
@@ -111,7 +110,7 @@ describe('POST /decks/import', () => {
 
   test('should replace the cards and metadata of the target deck with mode=update (200)', async () => {
     const { deckId } = await createDeck(server, token, 3, 'Before');
-    now += 1000;
+    time.ms += 1000;
     const res = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, {
       token, json: { deck: { title: 'After', lang: 'de', visibility: 'public', tags: ['x'] }, cards: [{ front: 'Only', back: 'card' }] },
     });
@@ -120,7 +119,7 @@ describe('POST /decks/import', () => {
     assert.equal(res.body.deckId, deckId);
     assert.equal(res.body.cardCount, 1);
     assert.equal(res.body.visibility, 'public');
-    assert.equal(res.body.version, new Date(now).toISOString());
+    assert.equal(res.body.version, new Date(time.ms).toISOString());
     const deck = await deckOf(deckId);
     assert.equal(deck.title, 'After');
     assert.equal(deck.lang, 'de');
@@ -133,7 +132,7 @@ describe('POST /decks/import', () => {
     const before = await deckOf(deckId);
     const [q1, q2, q3] = before.cards as { id: string; front: string }[];
     const payload = { deck: { title: 'Keep', lang: 'en' }, cards: [{ front: 'Question 3', back: 'Answer 3' }, { front: 'Brand new', back: 'x' }, { front: 'Question 1', back: 'Answer 1' }] };
-    now += 1000;
+    time.ms += 1000;
     const first = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: payload });
     assert.equal(first.status, 200);
     const after = await deckOf(deckId);
@@ -142,7 +141,7 @@ describe('POST /decks/import', () => {
     assert.ok(![q1!.id, q2!.id, q3!.id].includes(after.cards[1].id));
     assert.deepEqual(after.cards.map((c: { order: number }) => c.order), [0, 1, 2]);
 
-    now += 1000;
+    time.ms += 1000;
     const repeat = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: payload });
     assert.equal(repeat.status, 200);
     assert.equal(repeat.body.version, first.body.version);
@@ -175,14 +174,14 @@ describe('POST /decks/import', () => {
   test('should answer 412 VERSION_MISMATCH for a stale If-Match on mode=update and accept the current version quoted or not', async () => {
     const { deckId, version } = await createDeck(server, token, 1);
     const path = `/decks/import?mode=update&targetDeckId=${deckId}`;
-    now += 1000;
+    time.ms += 1000;
     const first = await server.api('POST', path, { token, headers: { 'if-match': version }, json: deckBody(2, 'v2') });
     assert.equal(first.status, 200);
     assertError(await server.api('POST', path, { token, headers: { 'if-match': version }, json: deckBody(3, 'lost') }), 412, 'VERSION_MISMATCH');
-    now += 1000;
+    time.ms += 1000;
     const quoted = await server.api('POST', path, { token, headers: { 'if-match': `"${first.body.version}"` }, json: deckBody(3, 'v3') });
     assert.equal(quoted.status, 200, quoted.text);
-    now += 1000;
+    time.ms += 1000;
     const bare = await server.api('POST', path, { token, headers: { 'if-match': quoted.body.version }, json: deckBody(4, 'v4') });
     assert.equal(bare.status, 200, bare.text);
     assert.equal((await deckOf(deckId)).title, 'v4');

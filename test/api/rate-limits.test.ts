@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
 
 // A fixed clock: the windows are UTC minutes and days, so the test must not straddle a boundary.
 const START = Date.parse('2030-03-01T12:00:30.000Z');
@@ -26,8 +26,7 @@ describe('per-token rate limits with the default configuration', () => {
 });
 
 describe('per-token rate limits (3 per minute, 5 per day)', () => {
-  let now = START;
-  const clock = { now: () => new Date(now) };
+  const time = manualClock(START);
   let server: TestServer;
   let email: string;
   let deckId: string;
@@ -39,7 +38,7 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   }
 
   before(async () => {
-    server = await startServer({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_DAY: '5' }, { clock });
+    server = await startServer({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_DAY: '5' }, { clock: time.clock });
     const owner = await server.user();
     email = owner.email;
     ownerToken = owner.token;
@@ -49,7 +48,7 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   after(async () => { await server.close(); });
 
   test('should count down RateLimit for the window nearest exhaustion, then answer 429 with Retry-After', async () => {
-    now = START;
+    time.ms = START;
     const token = await freshToken();
     for (const remaining of [2, 1, 0]) {
       const res = await server.api('GET', '/whoami', { token });
@@ -66,11 +65,11 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   });
 
   test('should not count rejected requests against the day window', async () => {
-    now = START;
+    time.ms = START;
     const token = await freshToken();
     for (let i = 0; i < 3; i++) assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
     for (let i = 0; i < 3; i++) assert.equal((await server.api('GET', '/whoami', { token })).status, 429);
-    now = START + 60_000;
+    time.ms = START + 60_000;
     // Had the three 429s counted, the day's 5 would be spent already.
     const fourth = await server.api('GET', '/whoami', { token });
     assert.equal(fourth.status, 200);
@@ -85,18 +84,18 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   });
 
   test('should give Retry-After of at least 1 second just before the window resets', async () => {
-    now = Date.parse('2030-03-01T12:00:59.600Z');
+    time.ms = Date.parse('2030-03-01T12:00:59.600Z');
     const token = await freshToken();
     for (let i = 0; i < 3; i++) await server.api('GET', '/whoami', { token });
     const limited = await server.api('GET', '/whoami', { token });
     assert.equal(limited.status, 429);
     assert.equal(retryAfter(limited), 1);
-    now = Date.parse('2030-03-01T12:01:00.000Z');
+    time.ms = Date.parse('2030-03-01T12:01:00.000Z');
     assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
   });
 
   test('should keep separate buckets per token', async () => {
-    now = START + 5 * 60_000;
+    time.ms = START + 5 * 60_000;
     const spent = await freshToken();
     for (let i = 0; i < 3; i++) await server.api('GET', '/whoami', { token: spent });
     assert.equal((await server.api('GET', '/whoami', { token: spent })).status, 429);
@@ -107,7 +106,7 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   });
 
   test('should send the rate-limit headers on error responses of authenticated calls', async () => {
-    now = START + 10 * 60_000;
+    time.ms = START + 10 * 60_000;
     const token = await freshToken();
     const missing = await server.api('GET', '/decks/dck_missing', { token });
     assert.equal(missing.status, 404);
@@ -119,7 +118,7 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   });
 
   test('should answer 429 on every route and leave the deck untouched', async () => {
-    now = START + 20 * 60_000;
+    time.ms = START + 20 * 60_000;
     const before = await server.api('GET', `/decks/${deckId}`, { token: ownerToken });
     const requests = [
       ['GET', '/decks', undefined],
@@ -132,7 +131,7 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
       ['POST', `/decks/import?mode=update&targetDeckId=${deckId}`, deckBody(1)],
     ] as const;
     for (const [method, path, json] of requests) {
-      now += 24 * 3600_000; // a new day, so each token starts with full buckets
+      time.ms += 24 * 3600_000; // a new day, so each token starts with full buckets
       const token = await freshToken();
       for (let i = 0; i < 3; i++) assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
       const res = await server.api(method, path, { token, json });
@@ -140,10 +139,10 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
       assert.equal(res.body.error.code, 'RATE_LIMITED');
       assert.ok(retryAfter(res) >= 1);
     }
-    now += 24 * 3600_000;
+    time.ms += 24 * 3600_000;
     const afterwards = await server.api('GET', `/decks/${deckId}`, { token: await freshToken() });
     assert.equal(afterwards.text, before.text);
-    now += 24 * 3600_000;
+    time.ms += 24 * 3600_000;
     const list = await server.api('GET', '/decks', { token: await freshToken() });
     assert.equal(list.body.items.length, 1);
   });

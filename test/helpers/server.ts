@@ -121,3 +121,17 @@ export async function createDeck(server: TestServer, token: string, n = 3, title
   if (res.status !== 201) throw new Error(`import failed: ${res.status} ${res.text}`);
   return { deckId: res.body.deckId, version: res.body.version };
 }
+
+/** A clock a test moves by hand: pass `time.clock` to startServer, then `time.ms += 5000`. */
+export interface ManualClock {
+  ms: number;
+  readonly clock: { now(): Date };
+}
+
+export function manualClock(start: string | number = Date.now()): ManualClock {
+  const time: ManualClock = {
+    ms: typeof start === 'number' ? start : Date.parse(start),
+    clock: { now: () => new Date(time.ms) },
+  };
+  return time;
+}
