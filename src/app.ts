@@ -13,6 +13,7 @@ import type { Api, RouteModule } from './http.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
 import { cardsRoutes } from './modules/cards/cards.routes.ts';
 import { deckImportRoutes } from './modules/deck-import/deck-import.routes.ts';
+import { DECK_BODY_CACHE_BYTES, DeckBodyCache } from './modules/decks/deck-body-cache.ts';
 import { decksRoutes } from './modules/decks/decks.routes.ts';
 import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
 import { reviewsRoutes } from './modules/reviews/reviews.routes.ts';
@@ -67,7 +68,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     stores = config.redisUrl !== null
       ? await createRedisStores(config.redisUrl, { namespace: overrides.redisNamespace })
       : createInProcessStores();
-    const services: ServiceContext = { db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, cursorKey };
+    const services: ServiceContext = {
+      db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, cursorKey,
+      deckBodies: new DeckBodyCache(DECK_BODY_CACHE_BYTES),
+    };
 
     const app = Fastify({
       logger: overrides.logger === false ? false : { level: config.logLevel },

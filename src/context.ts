@@ -1,5 +1,6 @@
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
+import type { DeckBodyCache } from './modules/decks/deck-body-cache.ts';
 
 /** What services need from the outside world; built once at boot (and by the CLI). */
 export interface ServiceContext {
@@ -9,6 +10,8 @@ export interface ServiceContext {
   readonly deckLimit: number | null;
   /** Signs GET /decks continuation tokens so a tampered one is refused. */
   readonly cursorKey: string;
+  /** Rendered deck reads, per deck version (one per app). */
+  readonly deckBodies: DeckBodyCache;
 }
 
 /** Runs last inside a write's transaction, with its result (the idempotency record goes here). */

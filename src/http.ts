@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from './context.ts';
-import { RawJson } from './raw-json.ts';
 
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -28,11 +27,11 @@ export function prefersMarkdown(accept: string | undefined): boolean {
 }
 
 /**
- * Sends a body that is already JSON (text, prebuilt RawJson, or UTF-8 bytes of a cached body),
- * bypassing the serializer. The reply's typed route generics do not matter here.
+ * Sends a body that is already JSON (text, or UTF-8 bytes of a rendered deck), bypassing the
+ * serializer. The reply's typed route generics do not matter here.
  */
-export function sendJson(reply: { type(contentType: string): unknown }, body: string | RawJson | Buffer): FastifyReply {
-  return (reply as FastifyReply).type(JSON_TYPE).send(body instanceof RawJson ? body.json : body);
+export function sendJson(reply: { type(contentType: string): unknown }, body: string | Buffer): FastifyReply {
+  return (reply as FastifyReply).type(JSON_TYPE).send(body);
 }
 
 type RouteHooks = Record<string, unknown>;

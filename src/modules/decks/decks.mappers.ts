@@ -1,5 +1,4 @@
 // Stored deck and cards -> the API's shapes. Key order is fixed so equal decks are equal bytes.
-import { RawJson } from '../../raw-json.ts';
 import type { CardDto, DeckDetail, DeckSummary } from './decks.schemas.ts';
 import type { DeckRecord, StoredCard } from './decks.repository.ts';
 
@@ -40,10 +39,6 @@ export function deckHeadJson(deck: DeckRecord, publicUrl: string): string {
 
 export function deckDetailText(head: string, cards: StoredCard[]): string {
   return `${head.slice(0, -1)},"cards":[${cards.map(cardJson).join(',')}]}`;
-}
-
-export function deckDetailJson(deck: DeckRecord, cards: StoredCard[], publicUrl: string): RawJson {
-  return new RawJson(deckDetailText(deckHeadJson(deck, publicUrl), cards));
 }
 
 export function deckDetail(deck: DeckRecord, cards: StoredCard[], publicUrl: string): DeckDetail {

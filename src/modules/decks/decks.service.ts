@@ -2,15 +2,13 @@ import { nextVersion } from '../../clock.ts';
 import { ConcurrentUpdate, inTransaction, type ServiceContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
-import type { RawJson } from '../../raw-json.ts';
 import type { Principal } from '../tokens/tokens.service.ts';
 import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { normaliseTags, sameDeckFields } from './deck-fields.ts';
-import { DeckBodyCache } from './deck-body-cache.ts';
-import { deckDetail, deckDetailJson, deckDetailText, deckHeadJson, deckSummary } from './decks.mappers.ts';
+import { deckDetail, deckDetailText, deckHeadJson, deckSummary } from './decks.mappers.ts';
 import {
   countDecksOfUser, findDeck, listCards, listDecksOfUser, updateDeckIfUnchanged,
-  type DeckFields, type DeckRecord,
+  type DeckFields, type DeckRecord, type StoredCard,
 } from './decks.repository.ts';
 import type { Capacity, DeckDetail, DeckList, DeckPatch } from './decks.schemas.ts';
 
@@ -48,23 +46,17 @@ export async function listDecks(ctx: ServiceContext, principal: Principal, limit
   };
 }
 
-// One cache per store (an app, or a test's server), dropped with it.
-const bodyCaches = new WeakMap<Db, DeckBodyCache>();
-const BODY_CACHE_BYTES = 32 * 1024 * 1024;
+/** Renders a deck read to bytes and keeps them for this version (see deck-body-cache.ts). */
+function renderDeck(ctx: ServiceContext, deck: DeckRecord, cards: StoredCard[]): Buffer {
+  const body = Buffer.from(deckDetailText(deckHeadJson(deck, ctx.publicUrl), cards));
+  ctx.deckBodies.set(deck.id, deck.updatedAt, body);
+  return body;
+}
 
-/** The deck read as JSON bytes, rendered once per deck version (see deck-body-cache.ts). */
+/** The deck read as JSON bytes, rendered once per deck version. */
 export async function getDeckBody(ctx: ServiceContext, principal: Principal, deckId: string): Promise<Buffer> {
   const deck = await requireOwnedDeck(ctx.db, principal, deckId, 'path');
-  let cache = bodyCaches.get(ctx.db);
-  if (cache === undefined) {
-    cache = new DeckBodyCache(BODY_CACHE_BYTES);
-    bodyCaches.set(ctx.db, cache);
-  }
-  const cached = cache.get(deck.id, deck.updatedAt);
-  if (cached !== undefined) return cached;
-  const body = Buffer.from(deckDetailText(deckHeadJson(deck, ctx.publicUrl), await listCards(ctx.db, deck.id)));
-  cache.set(deck.id, deck.updatedAt, body);
-  return body;
+  return ctx.deckBodies.get(deck.id, deck.updatedAt) ?? renderDeck(ctx, deck, await listCards(ctx.db, deck.id));
 }
 
 export async function getDeckDetail(ctx: ServiceContext, principal: Principal, deckId: string): Promise<DeckDetail> {
@@ -72,8 +64,8 @@ export async function getDeckDetail(ctx: ServiceContext, principal: Principal, d
   return deckDetail(deck, await listCards(ctx.db, deck.id), ctx.publicUrl);
 }
 
-export async function patchDeck(ctx: ServiceContext, principal: Principal, deckId: string, patch: DeckPatch, ifMatch?: string): Promise<RawJson> {
-  return inTransaction(ctx.db, async (trx) => {
+export async function patchDeck(ctx: ServiceContext, principal: Principal, deckId: string, patch: DeckPatch, ifMatch?: string): Promise<Buffer> {
+  const { deck, cards } = await inTransaction(ctx.db, async (trx) => {
     const deck = await requireOwnedDeck(trx, principal, deckId, 'path');
     assertVersion(deck, ifMatch);
     const next: DeckFields = {
@@ -91,8 +83,10 @@ export async function patchDeck(ctx: ServiceContext, principal: Principal, deckI
       if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { ...next, updatedAt }))) throw new ConcurrentUpdate();
       current = { ...deck, ...next, updatedAt };
     }
-    return deckDetailJson(current, await listCards(trx, deck.id), ctx.publicUrl);
+    return { deck: current, cards: await listCards(trx, deck.id) };
   });
+  // Rendered (and cached) only once committed: the bytes of a version that never was must not stay.
+  return renderDeck(ctx, deck, cards);
 }
 
 export async function getCapacity(ctx: ServiceContext, principal: Principal): Promise<Capacity> {
