@@ -37,8 +37,6 @@ export interface AppOverrides {
   clock?: Clock;
   /** Send logs here (tests pass false to keep output clean). */
   logger?: boolean;
-  /** PostgreSQL schema for this instance (tests isolate runs this way). */
-  pgSchema?: string;
   /** Prefix of this app's Redis keys (tests give each server its own, to drop them after). */
   redisNamespace?: string;
   /** Routes added before the app is sealed (the benchmark's in-memory ceiling route). */
@@ -59,7 +57,7 @@ const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deck
 
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FlashdeckApp> {
   const clock = overrides.clock ?? systemClock;
-  const store: Store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: overrides.pgSchema });
+  const store: Store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   let stores: SharedStores | null = null;
   try {
     await migrateToLatest(store.db);

@@ -28,14 +28,12 @@ class StaticMigrationProvider implements MigrationProvider {
 
 export interface StoreOptions {
   dataDir: string;
+  /** PostgreSQL; a schema of its own is named in the URL (`?options=-c search_path=NAME`). */
   databaseUrl: string | null;
-  /** PostgreSQL only: run in this schema (created if missing); tests use one per run. */
-  pgSchema?: string;
 }
 
 export interface Store {
   db: Db;
-  kind: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }
 
@@ -45,7 +43,6 @@ export function sqliteFile(dataDir: string): string {
 
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl !== null) {
-    const schema = options.pgSchema;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       // Per instance: N instances hold up to N x 10 connections (docs/deployment.md).
@@ -56,7 +53,6 @@ export function openStore(options: StoreOptions): Store {
       keepAlive: true,
       application_name: 'flashdeck',
       Client: PreparingClient,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     // A dropped connection is discarded by the pool and the next checkout opens a new one, so the
     // instance recovers by itself when PostgreSQL returns. A client checked out when its connection
@@ -65,7 +61,7 @@ export function openStore(options: StoreOptions): Store {
     pool.on('error', () => {});
     pool.on('connect', (client) => { client.on('error', () => {}); });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    return { db, close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const sqlite = new BetterSqlite3(sqliteFile(options.dataDir));
@@ -76,7 +72,7 @@ export function openStore(options: StoreOptions): Store {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
-  return { db, kind: 'sqlite', close: () => db.destroy() };
+  return { db, close: () => db.destroy() };
 }
 
 export const PG_POOL_SIZE = 10;

@@ -30,11 +30,11 @@ const ESC = '\uFFFF';
 const NEEDS_ESCAPE = /[\u0000\uFFFF]/;
 const ESCAPED = /\uFFFF[01]/g;
 
-export function escapeNul(value: string): string {
+function escapeNul(value: string): string {
   return NEEDS_ESCAPE.test(value) ? value.replace(/[\u0000\uFFFF]/g, (ch) => (ch === ESC ? `${ESC}1` : `${ESC}0`)) : value;
 }
 
-export function unescapeNul(value: string): string {
+function unescapeNul(value: string): string {
   if (!value.includes(ESC)) return value;
   return value.replace(ESCAPED, (m) => (m === `${ESC}0` ? '\u0000' : ESC));
 }

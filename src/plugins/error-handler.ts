@@ -4,10 +4,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, envelope, isAppError } from '../errors.ts';
 import { bodyValidationError, queryValidationError } from '../validation.ts';
 
-function isEmptyBody(body: unknown): boolean {
-  return body === undefined || body === null || body === '';
-}
-
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
   // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
@@ -49,9 +45,8 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   if (isAppError(error)) return error;
   if (isBackendUnavailable(error)) return serviceUnavailable();
   if (error.validation) {
-    if (error.validationContext === 'body') {
-      return isEmptyBody(request.body) ? new AppError('BAD_REQUEST', 'The request body is empty') : bodyValidationError(error.validation as never);
-    }
+    // An absent body never gets here: content-types.ts answers it with BAD_REQUEST first.
+    if (error.validationContext === 'body') return bodyValidationError(error.validation as never);
     return queryValidationError(error.validation as never, error.validationContext ?? 'querystring');
   }
   switch (error.code) {
@@ -59,8 +54,6 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted`);
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'The request body is empty');
     default:
       break;
   }
@@ -68,10 +61,8 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   if (status === 404) return new AppError('NOT_FOUND', 'No such route');
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts');
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type');
-  if (status >= 400 && status < 500) {
-    const malformedJson = error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
-    return new AppError('BAD_REQUEST', malformedJson ? 'The request body is not valid JSON' : 'Malformed request');
-  }
+  // Malformed and empty JSON bodies are answered by the JSON parser (content-types.ts).
+  if (status >= 400 && status < 500) return new AppError('BAD_REQUEST', 'Malformed request');
   if (status === 503) return serviceUnavailable();
   return new AppError('INTERNAL_ERROR', 'Internal server error');
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import { envelope } from '../../errors.ts';
 import { TOKEN_SCOPES } from '../tokens/scopes.ts';
 import { API_PREFIX } from '../../plugins/openapi.ts';
 
@@ -42,9 +43,7 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
     const checks = Object.fromEntries(names.map((name, i) => [name, states[i]]));
     const down = names.filter((_, i) => states[i] === 'down');
     if (down.length === 0) return { status: 'ok', checks };
-    return reply.code(503).header('Retry-After', '5').send({
-      error: { code: 'SERVICE_UNAVAILABLE', message: `Unavailable: ${down.join(', ')}`, details: { checks } },
-    });
+    return reply.code(503).header('Retry-After', '5').send(envelope('SERVICE_UNAVAILABLE', `Unavailable: ${down.join(', ')}`, { checks }));
   });
   const metadata = {
     resource: `${deps.publicUrl}${API_PREFIX}`,
