@@ -6,13 +6,12 @@
 // never cached, so guessing cannot fill the cache.
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/database.ts';
-import { hashesEqual } from './token-format.ts';
 import type { TokenRecord } from './tokens.repository.ts';
 
 export const TOKEN_CACHE_MS = 2000;
 const MAX_ENTRIES = 10_000;
 
-interface Entry {
+export interface CachedToken {
   readAt: number;
   token: TokenRecord;
   /** The presented token whose HMAC matched this row, so a repeat skips the HMAC (~5% of a read). */
@@ -20,9 +19,9 @@ interface Entry {
 }
 
 /** One cache per store (an app, the CLI, a test's server), dropped with it. */
-const caches = new WeakMap<Db, Map<string, Entry>>();
+const caches = new WeakMap<Db, Map<string, CachedToken>>();
 
-function cacheOf(db: Db): Map<string, Entry> {
+function cacheOf(db: Db): Map<string, CachedToken> {
   let cache = caches.get(db);
   if (cache === undefined) {
     cache = new Map();
@@ -31,31 +30,21 @@ function cacheOf(db: Db): Map<string, Entry> {
   return cache;
 }
 
-export async function cachedToken(db: Db, prefix: string, read: (prefix: string) => Promise<TokenRecord | null>): Promise<TokenRecord | null> {
+/** The row of `prefix`, read at most every TOKEN_CACHE_MS; null for an unknown prefix. */
+export async function cachedToken(db: Db, prefix: string, read: (prefix: string) => Promise<TokenRecord | null>): Promise<CachedToken | null> {
   const cache = cacheOf(db);
   const now = performance.now();
   const hit = cache.get(prefix);
-  if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit.token;
+  if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
   const token = await read(prefix);
   cache.delete(prefix);
-  if (token !== null) {
-    if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-    cache.set(prefix, { readAt: now, token });
-  }
-  return token;
+  if (token === null) return null;
+  if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+  const entry = { readAt: now, token };
+  cache.set(prefix, entry);
+  return entry;
 }
 
 export function forgetToken(db: Db, prefix: string): void {
   caches.get(db)?.delete(prefix);
-}
-
-/** Whether `presented` is the token already verified against this cached row. */
-export function isVerified(db: Db, prefix: string, presented: string): boolean {
-  const verified = caches.get(db)?.get(prefix)?.verified;
-  return verified !== undefined && hashesEqual(verified, presented);
-}
-
-export function rememberVerified(db: Db, prefix: string, presented: string): void {
-  const entry = caches.get(db)?.get(prefix);
-  if (entry !== undefined) entry.verified = presented;
 }

@@ -5,7 +5,7 @@ import { newId } from '../../ids.ts';
 import { UsageError } from '../../usage-error.ts';
 import { requireUser } from '../users/users.service.ts';
 import { DEFAULT_TOKEN_EXPIRY_DAYS, TOKEN_EXPIRY_DAYS, isScope, type Scope } from './scopes.ts';
-import { cachedToken, isVerified, rememberVerified, forgetToken } from './token-cache.ts';
+import { cachedToken, forgetToken } from './token-cache.ts';
 import { generatePat, hashToken, hashesEqual, parsePat } from './token-format.ts';
 import {
   findTokenById, findTokenByPrefix, insertToken, listTokensOfUser, markTokenRevoked, type TokenRecord,
@@ -95,11 +95,12 @@ export async function requireToken(db: Db, tokenId: string): Promise<TokenSummar
 export async function authenticateToken(db: Db, clock: Clock, hashKey: string, presented: string): Promise<Principal> {
   const prefix = parsePat(presented);
   if (prefix === null) throw new AppError('UNAUTHORIZED', 'The access token is malformed');
-  const token = await cachedToken(db, prefix, (p) => findTokenByPrefix(db, p));
-  if (!token) throw new AppError('UNAUTHORIZED', 'The access token is not valid');
-  if (!isVerified(db, prefix, presented)) {
+  const cached = await cachedToken(db, prefix, (p) => findTokenByPrefix(db, p));
+  if (!cached) throw new AppError('UNAUTHORIZED', 'The access token is not valid');
+  const token = cached.token;
+  if (cached.verified === undefined || !hashesEqual(cached.verified, presented)) {
     if (!hashesEqual(token.hash, hashToken(hashKey, presented))) throw new AppError('UNAUTHORIZED', 'The access token is not valid');
-    rememberVerified(db, prefix, presented);
+    cached.verified = presented;
   }
   if (token.revokedAt !== null) throw new AppError('TOKEN_REVOKED', 'The access token has been revoked');
   if (token.expiresAt !== null && Date.parse(token.expiresAt) <= clock.now().getTime()) {
