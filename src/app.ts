@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import { migrateToLatest, openStore, type Store } from './db/database.ts';
 import './fastify-augment.ts';
-import type { Api, RouteModule } from './http.ts';
+import { sendJson, type Api, type RouteModule } from './http.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
 import { cardsRoutes } from './modules/cards/cards.routes.ts';
 import { deckImportRoutes } from './modules/deck-import/deck-import.routes.ts';
@@ -106,6 +106,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     const limiter = new TokenRateLimiter(stores.limiterFactory, config.rateLimitPerMinute, config.rateLimitPerDay);
     const failedAuth = new FailedAuthThrottle(stores.limiterFactory, config.failedAuthPerMinute);
 
+    let openApiJson: string | undefined;
     await app.register(async (api: Api) => {
       await api.register(cors, {
         origin: '*',
@@ -128,7 +129,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
           security: [],
           response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1.0 document' }) },
         },
-      }, async () => app.swagger());
+      }, async (_request, reply) => {
+        // Not rate limited and the same for every caller: serialised once, on first use.
+        openApiJson ??= JSON.stringify(app.swagger());
+        return sendJson(reply, openApiJson);
+      });
     }, { prefix: API_PREFIX });
 
     systemRoutes(app, { db: store.db, publicUrl: config.publicUrl, checks: stores.checks });

@@ -9,10 +9,10 @@ import type { Db } from '../db/database.ts';
 import { addRouteHook } from '../http.ts';
 import { claimKey, completeKey, releaseKey } from '../modules/idempotency/idempotency.service.ts';
 
-function requestHash(request: FastifyRequest): string {
+function requestHash(request: FastifyRequest, route: string): string {
   return createHash('sha256').update(JSON.stringify([
     request.method,
-    request.routeOptions.url,
+    route,
     request.params,
     request.query,
     typeof request.body === 'string' ? { markdown: request.body } : request.body,
@@ -29,15 +29,16 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
   app.addHook('onRoute', (route) => {
     const operation = (route.config as { idempotency?: string } | undefined)?.idempotency;
     if (!operation) return;
-    addRouteHook(route as never, 'preHandler', (request: FastifyRequest, reply: FastifyReply) => claim(request, reply, operation));
+    const url = route.url;
+    addRouteHook(route as never, 'preHandler', (request: FastifyRequest, reply: FastifyReply) => claim(request, reply, operation, url));
     addRouteHook(route as never, 'onSend', store);
   });
 
-  async function claim(request: FastifyRequest, reply: FastifyReply, operation: string): Promise<FastifyReply | undefined> {
+  async function claim(request: FastifyRequest, reply: FastifyReply, operation: string, route: string): Promise<FastifyReply | undefined> {
     const key = idempotencyKeyOf(request);
     if (key === undefined || !request.principal) return undefined;
     const id = { userId: request.principal.userId, operation, key };
-    const outcome = await claimKey(db, clock, id, requestHash(request));
+    const outcome = await claimKey(db, clock, id, requestHash(request, route));
     if (outcome.kind === 'replay') {
       return reply.code(outcome.status)
         .header('Idempotent-Replayed', 'true')
