@@ -96,6 +96,19 @@ describe('fault injection', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
     await discardStore(dataDir);
   });
 
+  /** After the dependency returns: healthy, imports succeed again, only 503s meanwhile, no partial write. */
+  async function assertRecovered(load: ReturnType<typeof clientLoad>): Promise<void> {
+    assert.equal((await waitFor(15_000, () => healthz(server.url), (h) => h.status === 200)).status, 200);
+    const before = load.responses.length;
+    await waitFor(10_000, async () => load.responses.slice(before).filter((r) => r.res.status === 201).length, (n) => n >= 2);
+    const responses = await load.stop();
+    assert.ok(load.seen(503) > 0);
+    assertOnly503sBesidesSuccess(responses);
+    assert.ok(responses.slice(before).filter((r) => r.res.status === 201).length >= 2, 'imports succeed again');
+    assert.ok(alive, 'the server process is still running');
+    await assertNoPartialWrite(server, token, responses);
+  }
+
   test('should answer 503 while Redis is down, name it in /healthz, and recover when it returns', async () => {
     const load = clientLoad(server, token);
     await waitFor(10_000, async () => load.seen(200), (n) => n >= 4);
@@ -108,15 +121,7 @@ describe('fault injection', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
     assert.ok(health.retryAfter);
 
     await redis.restart();
-    assert.equal((await waitFor(15_000, () => healthz(server.url), (h) => h.status === 200)).status, 200);
-    const before = load.responses.length;
-    await waitFor(10_000, async () => load.responses.slice(before).filter((r) => r.res.status === 201).length, (n) => n >= 2);
-    const responses = await load.stop();
-    assert.ok(load.seen(503) > 0);
-    assertOnly503sBesidesSuccess(responses);
-    assert.ok(responses.slice(before).filter((r) => r.res.status === 201).length >= 2, 'imports succeed again');
-    assert.ok(alive, 'the server process is still running');
-    await assertNoPartialWrite(server, token, responses);
+    await assertRecovered(load);
   });
 
   test('should answer 503 while PostgreSQL is cut off, write nothing by halves, and recover when it returns', async () => {
@@ -129,14 +134,6 @@ describe('fault injection', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
     assert.deepEqual(health.body.error.details.checks, { database: 'down', redis: 'up' });
 
     await proxy.restore();
-    assert.equal((await waitFor(15_000, () => healthz(server.url), (h) => h.status === 200)).status, 200);
-    const before = load.responses.length;
-    await waitFor(10_000, async () => load.responses.slice(before).filter((r) => r.res.status === 201).length, (n) => n >= 2);
-    const responses = await load.stop();
-    assert.ok(load.seen(503) > 0);
-    assertOnly503sBesidesSuccess(responses);
-    assert.ok(responses.slice(before).filter((r) => r.res.status === 201).length >= 2, 'imports succeed again');
-    assert.ok(alive, 'the server process is still running');
-    await assertNoPartialWrite(server, token, responses);
+    await assertRecovered(load);
   });
 });
