@@ -29,7 +29,6 @@ import { registerContentTypes } from './plugins/content-types.ts';
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerIdempotency } from './plugins/idempotency.ts';
 import { API_PREFIX, registerOpenApi } from './plugins/openapi.ts';
-import { FailedAuthThrottle, TokenRateLimiter } from './plugins/rate-limits.ts';
 import { createInProcessStores, createRedisStores, type SharedStores } from './plugins/stores.ts';
 import { bodyAjv, queryAjv } from './validation.ts';
 
@@ -103,8 +102,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await registerOpenApi(app, config.publicUrl);
 
     const activity = new ActivityRecorder(store.db, clock, { onError: (error) => app.log.error({ err: error }, 'activity log write failed') });
-    const limiter = new TokenRateLimiter(stores.limiterFactory, config.rateLimitPerMinute, config.rateLimitPerDay);
-    const failedAuth = new FailedAuthThrottle(stores.limiterFactory, config.failedAuthPerMinute);
+    const rateLimits = stores.rateLimits({
+      perMinute: config.rateLimitPerMinute, perDay: config.rateLimitPerDay, failedAuthPerMinute: config.failedAuthPerMinute,
+    });
 
     let openApiJson: string | undefined;
     await app.register(async (api: Api) => {
@@ -115,7 +115,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
         maxAge: 600,
       });
-      registerAuth(api, { db: store.db, clock, hashKey, publicUrl: config.publicUrl, limiter, failedAuth });
+      registerAuth(api, { db: store.db, clock, hashKey, publicUrl: config.publicUrl, rateLimits });
       registerIdempotency(api, store.db, clock);
       registerActivityLog(api, activity, clock);
       for (const module of API_MODULES) module(api, services);

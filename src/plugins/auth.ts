@@ -7,15 +7,14 @@ import { AppError, isAppError } from '../errors.ts';
 import { authenticateToken, type Principal } from '../modules/tokens/tokens.service.ts';
 import { addRouteHook } from '../http.ts';
 import type { Scope } from '../modules/tokens/scopes.ts';
-import { rateLimitHeader, type FailedAuthThrottle, type TokenRateLimiter } from './rate-limits.ts';
+import { policyHeader, rateLimitHeader, type RateLimitStore } from './rate-limits.ts';
 
 export interface AuthOptions {
   db: Db;
   clock: Clock;
   hashKey: string;
   publicUrl: string;
-  limiter: TokenRateLimiter;
-  failedAuth: FailedAuthThrottle;
+  rateLimits: RateLimitStore;
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -29,7 +28,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   });
 
   // A throttled address gets 429 whatever it presents. The throttle is read after the token is
-  // checked, so on Redis it shares a round trip with the rate limits (auto-pipelined).
+  // checked, so on Redis it is the same round trip (one script) as the rate limits.
   async function authenticate(request: FastifyRequest): Promise<Principal> {
     const header = request.headers.authorization;
     const match = header === undefined ? null : BEARER.exec(header);
@@ -38,9 +37,9 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
       return await authenticateToken(options.db, options.clock, options.hashKey, match[1] as string);
     } catch (error) {
       if (isAppError(error) && error.status === 401) {
-        const blocked = await options.failedAuth.blockedFor(request.ip);
+        const blocked = await options.rateLimits.failedAuthBlockedFor(request.ip);
         if (blocked > 0) throw throttled(blocked);
-        if (header !== undefined) await options.failedAuth.recordFailure(request.ip);
+        if (header !== undefined) await options.rateLimits.recordFailedAuth(request.ip);
         const extra = header !== undefined ? 'error="invalid_token", ' : '';
         throw new AppError(error.code, error.message, error.details, { 'WWW-Authenticate': challenge(extra) });
       }
@@ -48,19 +47,12 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
   }
 
-  const policy = options.limiter.policyHeader();
+  const policy = policyHeader(options.rateLimits.limits);
 
   async function authorise(request: FastifyRequest, reply: FastifyReply, scope: Scope | null): Promise<void> {
     const principal = await authenticate(request);
-    const now = options.clock.now().getTime();
-    const [blocked, decision] = await Promise.all([
-      options.failedAuth.blockedFor(request.ip),
-      options.limiter.consume(principal.tokenId, now),
-    ]);
-    if (blocked > 0) {
-      if (decision.allowed) await options.limiter.refund(principal.tokenId, now);
-      throw throttled(blocked);
-    }
+    const { blockedSeconds, decision } = await options.rateLimits.admit(request.ip, principal.tokenId, options.clock.now().getTime());
+    if (decision === null) throw throttled(blockedSeconds);
     request.principal = principal;
     reply.header('RateLimit-Policy', policy);
     reply.header('RateLimit', rateLimitHeader(decision));

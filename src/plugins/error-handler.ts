@@ -17,7 +17,6 @@ const CONNECTION_ERROR_MESSAGES = [
   /^Connection is closed/, // ioredis
   /^Stream isn't writeable/, // ioredis without its offline queue
   /^Command timed out/, // ioredis commandTimeout
-  /^Redis connection is not ready/, // rate-limiter-flexible with rejectIfRedisNotReady
   /^(LOADING|MASTERDOWN|READONLY|BUSY|CLUSTERDOWN|TRYAGAIN)\b/, // Redis replies while it cannot serve
 ];
 

@@ -1,7 +1,8 @@
 // Per-token limits over fixed UTC windows (minute, day), and the failed-authentication throttle
-// per client address. Counters live in rate-limiter-flexible limiters: in-process by default,
-// Redis-backed when the deployment shares them; the choice is made once, in stores.ts.
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+// per client address, behind one interface with two stores chosen once at boot (stores.ts):
+// in-process counters (rate-limiter-flexible's memory limiters) and Redis (rate-limits-redis.ts,
+// one script per call so every instance counts against the same numbers in one round trip).
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 export type WindowName = 'minute' | 'day';
 
@@ -15,19 +16,74 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-export interface LimiterFactory {
-  (options: { keyPrefix: string; points: number; duration: number }): RateLimiterAbstract;
+export interface RateLimits {
+  perMinute: number;
+  perDay: number;
+  failedAuthPerMinute: number;
 }
 
-const WINDOW_SECONDS: Record<WindowName, number> = { minute: 60, day: 86_400 };
+/** A token call's admission: refused outright while its address is throttled, else the windows' decision. */
+export type Admission = { blockedSeconds: number; decision: null } | { blockedSeconds: 0; decision: RateDecision };
 
-function windowOf(name: WindowName, nowMs: number): { index: number; resetSeconds: number } {
+export interface RateLimitStore {
+  readonly limits: RateLimits;
+  /**
+   * Checks the address's failed-auth throttle, then counts one call against the token's windows,
+   * unless a window is exhausted or the address is throttled: refused calls do not count.
+   */
+  admit(address: string, tokenId: string, nowMs: number): Promise<Admission>;
+  /** Seconds to wait if this address is throttled, else 0. */
+  failedAuthBlockedFor(address: string): Promise<number>;
+  recordFailedAuth(address: string): Promise<void>;
+}
+
+export const WINDOW_SECONDS: Record<WindowName, number> = { minute: 60, day: 86_400 };
+/** Failed authentications are counted per address over 60 s from the first one. */
+export const FAILED_AUTH_SECONDS = 60;
+
+export function windowOf(name: WindowName, nowMs: number): { index: number; resetSeconds: number } {
   const size = WINDOW_SECONDS[name] * 1000;
   const index = Math.floor(nowMs / size);
   return { index, resetSeconds: Math.max(1, Math.ceil(((index + 1) * size - nowMs) / 1000)) };
 }
 
-async function consumeOne(limiter: RateLimiterAbstract, key: string): Promise<{ ok: boolean; consumed: number }> {
+/** Counter keys: the window index is part of the key, so windows align to the UTC minute and day. */
+export function windowKeys(tokenId: string, nowMs: number): { minute: string; day: string } {
+  return {
+    minute: `rl:tok:minute:${tokenId}:${windowOf('minute', nowMs).index}`,
+    day: `rl:tok:day:${tokenId}:${windowOf('day', nowMs).index}`,
+  };
+}
+
+export const failedAuthKey = (address: string) => `rl:authfail:${address}`;
+
+/**
+ * The decision from the windows' counts: after counting when the call was allowed, as they stood
+ * when it was refused (the minute window is reported first).
+ */
+export function decide(limits: RateLimits, allowed: boolean, minuteCount: number, dayCount: number, nowMs: number): RateDecision {
+  const minute = { window: 'minute' as const, limit: limits.perMinute, resetSeconds: windowOf('minute', nowMs).resetSeconds };
+  const day = { window: 'day' as const, limit: limits.perDay, resetSeconds: windowOf('day', nowMs).resetSeconds };
+  if (!allowed) return { allowed, remaining: 0, ...(minuteCount >= limits.perMinute ? minute : day) };
+  const minuteLeft = limits.perMinute - minuteCount;
+  const dayLeft = limits.perDay - dayCount;
+  return minuteLeft <= dayLeft ? { allowed, remaining: minuteLeft, ...minute } : { allowed, remaining: dayLeft, ...day };
+}
+
+export function blockedSeconds(limits: RateLimits, failures: number, msLeft: number): number {
+  if (failures < limits.failedAuthPerMinute) return 0;
+  return Math.max(1, Math.ceil((msLeft > 0 ? msLeft : FAILED_AUTH_SECONDS * 1000) / 1000));
+}
+
+export function policyHeader(limits: RateLimits): string {
+  return `"minute";q=${limits.perMinute};w=60, "day";q=${limits.perDay};w=86400`;
+}
+
+export function rateLimitHeader(decision: RateDecision): string {
+  return `"${decision.window}";r=${decision.remaining};t=${decision.resetSeconds}`;
+}
+
+async function consumeOne(limiter: RateLimiterMemory, key: string): Promise<{ ok: boolean; consumed: number }> {
   try {
     const res = await limiter.consume(key, 1);
     return { ok: true, consumed: res.consumedPoints };
@@ -37,76 +93,39 @@ async function consumeOne(limiter: RateLimiterAbstract, key: string): Promise<{ 
   }
 }
 
-export class TokenRateLimiter {
-  readonly perMinute: number;
-  readonly perDay: number;
-  readonly #minute: RateLimiterAbstract;
-  readonly #day: RateLimiterAbstract;
+/** One process's counters: exact for a single instance. */
+export class InProcessRateLimits implements RateLimitStore {
+  readonly limits: RateLimits;
+  readonly #minute: RateLimiterMemory;
+  readonly #day: RateLimiterMemory;
+  readonly #failedAuth: RateLimiterMemory;
 
-  constructor(create: LimiterFactory, perMinute: number, perDay: number) {
-    this.perMinute = perMinute;
-    this.perDay = perDay;
-    this.#minute = create({ keyPrefix: 'rl:tok:minute', points: perMinute, duration: WINDOW_SECONDS.minute });
-    this.#day = create({ keyPrefix: 'rl:tok:day', points: perDay, duration: WINDOW_SECONDS.day });
+  constructor(limits: RateLimits) {
+    this.limits = limits;
+    this.#minute = new RateLimiterMemory({ points: limits.perMinute, duration: WINDOW_SECONDS.minute });
+    this.#day = new RateLimiterMemory({ points: limits.perDay, duration: WINDOW_SECONDS.day });
+    this.#failedAuth = new RateLimiterMemory({ points: limits.failedAuthPerMinute, duration: FAILED_AUTH_SECONDS });
   }
 
-  policyHeader(): string {
-    return `"minute";q=${this.perMinute};w=60, "day";q=${this.perDay};w=86400`;
-  }
-
-  /** Takes back a call counted by consume() that was refused for another reason. */
-  async refund(subject: string, nowMs: number): Promise<void> {
-    await Promise.all([
-      this.#minute.reward(`${subject}:${windowOf('minute', nowMs).index}`, 1),
-      this.#day.reward(`${subject}:${windowOf('day', nowMs).index}`, 1),
-    ]);
-  }
-
-  /** Counts one call, unless a window is exhausted: rejected calls do not count. */
-  async consume(subject: string, nowMs: number): Promise<RateDecision> {
-    const minute = windowOf('minute', nowMs);
-    const day = windowOf('day', nowMs);
-    // The window index is part of the key, so windows are aligned to the UTC minute and day.
-    const minuteKey = `${subject}:${minute.index}`;
-    const dayKey = `${subject}:${day.index}`;
-    // Both windows at once: on Redis, one round trip. A refused call is taken back from both.
-    const [m, d] = await Promise.all([consumeOne(this.#minute, minuteKey), consumeOne(this.#day, dayKey)]);
+  async admit(address: string, tokenId: string, nowMs: number): Promise<Admission> {
+    const blocked = await this.failedAuthBlockedFor(address);
+    if (blocked > 0) return { blockedSeconds: blocked, decision: null };
+    const keys = windowKeys(tokenId, nowMs);
+    // Each limiter counts atomically; a call refused by either window is taken back from both.
+    const [m, d] = await Promise.all([consumeOne(this.#minute, keys.minute), consumeOne(this.#day, keys.day)]);
     if (!m.ok || !d.ok) {
-      await Promise.all([this.#minute.reward(minuteKey, 1), this.#day.reward(dayKey, 1)]);
-      return !m.ok
-        ? { allowed: false, window: 'minute', limit: this.perMinute, remaining: 0, resetSeconds: minute.resetSeconds }
-        : { allowed: false, window: 'day', limit: this.perDay, remaining: 0, resetSeconds: day.resetSeconds };
+      await Promise.all([this.#minute.reward(keys.minute, 1), this.#day.reward(keys.day, 1)]);
+      return { blockedSeconds: 0, decision: decide(this.limits, false, m.ok ? 0 : this.limits.perMinute, 0, nowMs) };
     }
-    const minuteLeft = this.perMinute - m.consumed;
-    const dayLeft = this.perDay - d.consumed;
-    return minuteLeft <= dayLeft
-      ? { allowed: true, window: 'minute', limit: this.perMinute, remaining: minuteLeft, resetSeconds: minute.resetSeconds }
-      : { allowed: true, window: 'day', limit: this.perDay, remaining: dayLeft, resetSeconds: day.resetSeconds };
-  }
-}
-
-export function rateLimitHeader(decision: RateDecision): string {
-  return `"${decision.window}";r=${decision.remaining};t=${decision.resetSeconds}`;
-}
-
-/** Failed authentications per client address and minute; past the limit, 429 until it resets. */
-export class FailedAuthThrottle {
-  readonly #limiter: RateLimiterAbstract;
-  readonly #points: number;
-
-  constructor(create: LimiterFactory, perMinute: number) {
-    this.#points = perMinute;
-    this.#limiter = create({ keyPrefix: 'rl:authfail', points: perMinute, duration: 60 });
+    return { blockedSeconds: 0, decision: decide(this.limits, true, m.consumed, d.consumed, nowMs) };
   }
 
-  /** Seconds to wait if this address is throttled, else 0. */
-  async blockedFor(address: string): Promise<number> {
-    const res = await this.#limiter.get(address);
-    if (!res || res.consumedPoints < this.#points) return 0;
-    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  async failedAuthBlockedFor(address: string): Promise<number> {
+    const res = await this.#failedAuth.get(address);
+    return res === null ? 0 : blockedSeconds(this.limits, res.consumedPoints, res.msBeforeNext);
   }
 
-  async recordFailure(address: string): Promise<void> {
-    await consumeOne(this.#limiter, address);
+  async recordFailedAuth(address: string): Promise<void> {
+    await consumeOne(this.#failedAuth, address);
   }
 }

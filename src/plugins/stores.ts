@@ -3,11 +3,11 @@
 // the same numbers. Idempotency claims and token revocation need no shared store here: they live
 // in the database (see docs/deployment.md).
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { LimiterFactory } from './rate-limits.ts';
+import { InProcessRateLimits, type RateLimits, type RateLimitStore } from './rate-limits.ts';
+import { RedisRateLimits } from './rate-limits-redis.ts';
 
 export interface SharedStores {
-  limiterFactory: LimiterFactory;
+  rateLimits(limits: RateLimits): RateLimitStore;
   /** Readiness probes by dependency name; each throws when its dependency is down. */
   checks: Record<string, () => Promise<void>>;
   close(): Promise<void>;
@@ -15,7 +15,7 @@ export interface SharedStores {
 
 export function createInProcessStores(): SharedStores {
   return {
-    limiterFactory: (options) => new RateLimiterMemory(options),
+    rateLimits: (limits) => new InProcessRateLimits(limits),
     checks: {},
     close: async () => {},
   };
@@ -51,14 +51,7 @@ export async function createRedisStores(url: string, options: RedisStoreOptions 
   await waitForReady(client, options.connectWaitMs ?? 5000);
 
   return {
-    limiterFactory: (limiter) => new PipelinedGetLimiter({
-      ...limiter,
-      keyPrefix: `${namespace}${limiter.keyPrefix}`,
-      storeClient: client,
-      // ioredis, not the `redis` package.
-      useRedisPackage: false,
-      rejectIfRedisNotReady: true,
-    }),
+    rateLimits: (limits) => new RedisRateLimits(client, namespace, limits),
     checks: {
       redis: async () => {
         await client.ping();
@@ -74,22 +67,6 @@ export async function createRedisStores(url: string, options: RedisStoreOptions 
       }
     },
   };
-}
-
-/**
- * RateLimiterRedis reads a counter (every request's failed-auth check) with MULTI/GET/PTTL/EXEC;
- * a plain pipeline of GET and PTTL gives the same answer with half the commands. Writes keep the
- * library's atomic script.
- */
-class PipelinedGetLimiter extends RateLimiterRedis {
-  async _get(rlKey: string): Promise<unknown> {
-    const client = (this as unknown as { client: Redis }).client;
-    if (client.status !== 'ready') throw new Error('Redis connection is not ready');
-    const result = await client.pipeline().get(rlKey).pttl(rlKey).exec();
-    if (result === null) throw new Error('Connection is closed.');
-    for (const [error] of result) if (error) throw error;
-    return result[0]?.[1] === null ? null : result;
-  }
 }
 
 async function waitForReady(client: Redis, waitMs: number): Promise<void> {
