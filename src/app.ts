@@ -68,6 +68,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     const services: ServiceContext = {
       db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, cursorKey,
       deckBodies: new DeckBodyCache(DECK_BODY_CACHE_BYTES),
+      // Called only once serving: app exists by then.
+      deckVersions: stores.deckVersions((error) => app.log.warn({ err: error }, 'deck version not published; other instances ask the database')),
     };
 
     const app = Fastify({
@@ -92,6 +94,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     app.decorateRequest('activityDeckId', null);
     app.decorateRequest('idempotency', null);
     app.decorateRequest('idempotencyStored', false);
+    app.decorateRequest('alongside', null);
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('X-Request-Id', request.id);
       done();

@@ -1,6 +1,7 @@
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
 import type { DeckBodyCache } from './modules/decks/deck-body-cache.ts';
+import type { DeckVersionBoard } from './modules/decks/deck-versions.ts';
 
 /** What services need from the outside world; built once at boot (and by the CLI). */
 export interface ServiceContext {
@@ -12,6 +13,8 @@ export interface ServiceContext {
   readonly cursorKey: string;
   /** Rendered deck reads, per deck version (one per app). */
   readonly deckBodies: DeckBodyCache;
+  /** Deck versions shared by every instance, so a held body needs no database read. */
+  readonly deckVersions: DeckVersionBoard;
 }
 
 /** Runs last inside a write's transaction, with its result (the idempotency record goes here). */

@@ -1,6 +1,10 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from './types.ts';
 
-/** For migrations only: the one place where the two dialects' DDL differs (identity columns, text collation). */
+/**
+ * Where the two dialects differ: DDL in migrations (identity columns, text collation), and how a
+ * batch of rows is best inserted (insertRows).
+ */
 export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
@@ -12,4 +16,23 @@ export function isPostgres(db: Kysely<any>): boolean {
  */
 export function textType(db: Kysely<any>): 'text' | RawBuilder<unknown> {
   return isPostgres(db) ? sql`text collate "C"` : 'text';
+}
+
+/**
+ * Inserts a batch of rows. On SQLite, one multi-row VALUES statement. On PostgreSQL, the batch
+ * goes as one JSON parameter into a short statement prepared once: a VALUES list sends a
+ * parameter per column and row, and PostgreSQL parses and plans it anew for every batch size.
+ * Measured on 500-row activity batches (docs/performance.md): 3.5 against 6.5 µs of Node and 8.5
+ * against 11 µs of PostgreSQL per row; on SQLite JSON was the slower one (12 against 6 µs).
+ * Strings must not hold U+0000, which PostgreSQL refuses in JSON text.
+ */
+export async function insertRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
+  if (rows.length === 0) return;
+  if (!isPostgres(db)) {
+    await db.insertInto(table).values(rows as never).execute();
+    return;
+  }
+  const columns = sql.join(Object.keys(rows[0] as object).map((c) => sql.ref(c)));
+  await sql`insert into ${sql.table(table)} (${columns})
+    select ${columns} from jsonb_populate_recordset(null::${sql.table(table)}, cast(${JSON.stringify(rows)} as jsonb))`.execute(db);
 }

@@ -30,7 +30,8 @@ export function registerActivityLog(app: FastifyInstance, recorder: ActivityReco
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime),
       clientIp: request.ip ?? null,
-      userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 500) : null,
+      // U+0000 cannot reach PostgreSQL text through the JSON batch (HTTP parsers refuse it anyway).
+      userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 500).replaceAll('\0', '') : null,
       requestId: String(request.id),
     });
   }

@@ -1,6 +1,6 @@
 // Bearer authentication, per-token rate limits and scopes, as one onRequest hook for API routes:
 // authenticate (401), count against the token's limits (429), then check the scope (403).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -16,6 +16,8 @@ export interface AuthOptions {
   publicUrl: string;
   rateLimits: RateLimitStore;
 }
+
+type RouteAuth = NonNullable<FastifyContextConfig['auth']>;
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
@@ -49,8 +51,14 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
 
   const policy = policyHeader(options.rateLimits.limits);
 
-  async function authorise(request: FastifyRequest, reply: FastifyReply, scope: Scope | null): Promise<void> {
+  async function authorise(request: FastifyRequest, reply: FastifyReply, auth: RouteAuth): Promise<void> {
     const principal = await authenticate(request);
+    // Issued in the same tick as the admission: ioredis auto-pipelining sends both in one write.
+    if (auth.alongside) {
+      const started = auth.alongside(request);
+      started.catch(() => {}); // a refused call never awaits it
+      request.alongside = started;
+    }
     const { blockedSeconds, decision } = await options.rateLimits.admit(request.ip, principal.tokenId, options.clock.now().getTime());
     if (decision === null) throw throttled(blockedSeconds);
     request.principal = principal;
@@ -61,6 +69,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
         window: decision.window, limit: decision.limit,
       }, { 'Retry-After': String(decision.resetSeconds) });
     }
+    const scope = auth.scope;
     if (scope !== null && !principal.scopes.includes(scope)) {
       throw new AppError('FORBIDDEN', `This call needs the ${scope} scope`, { requiredScope: scope }, {
         'WWW-Authenticate': challenge(`error="insufficient_scope", scope="${scope}", `),
@@ -71,8 +80,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   // A route-level hook on the routes that declare `config.auth`, with their scope bound here:
   // no per-request lookup of the route's options.
   app.addHook('onRoute', (route) => {
-    const auth = (route.config as { auth?: { scope: Scope | null } } | undefined)?.auth;
+    const auth = (route.config as { auth?: RouteAuth } | undefined)?.auth;
     if (!auth) return;
-    addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authorise(request, reply, auth.scope));
+    addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => authorise(request, reply, auth));
   });
 }

@@ -1,13 +1,17 @@
 // Shared-state backends chosen once at boot. Without REDIS_URL everything is in-process; with it,
 // rate-limit counters and the failed-auth throttle live in Redis so every instance counts against
-// the same numbers. Idempotency claims and token revocation need no shared store here: they live
-// in the database (see docs/deployment.md).
+// the same numbers, and deck versions are published there (deck-versions.ts). Idempotency claims
+// and token revocation need no shared store here: they live in the database (docs/deployment.md).
 import { Redis } from 'ioredis';
 import { InProcessRateLimits, type RateLimits, type RateLimitStore } from './rate-limits.ts';
 import { RedisRateLimits } from './rate-limits-redis.ts';
+import { databaseOnlyVersions, type DeckVersionBoard } from '../modules/decks/deck-versions.ts';
+import { RedisDeckVersions } from './deck-versions-redis.ts';
 
 export interface SharedStores {
   rateLimits(limits: RateLimits): RateLimitStore;
+  /** Deck versions every instance sees; onError hears of a version that could not be published. */
+  deckVersions(onError: (error: unknown) => void): DeckVersionBoard;
   /** Readiness probes by dependency name; each throws when its dependency is down. */
   checks: Record<string, () => Promise<void>>;
   close(): Promise<void>;
@@ -16,6 +20,7 @@ export interface SharedStores {
 export function createInProcessStores(): SharedStores {
   return {
     rateLimits: (limits) => new InProcessRateLimits(limits),
+    deckVersions: () => databaseOnlyVersions,
     checks: {},
     close: async () => {},
   };
@@ -52,6 +57,7 @@ export async function createRedisStores(url: string, options: RedisStoreOptions 
 
   return {
     rateLimits: (limits) => new RedisRateLimits(client, namespace, limits),
+    deckVersions: (onError) => new RedisDeckVersions(client, namespace, onError),
     checks: {
       redis: async () => {
         await client.ping();

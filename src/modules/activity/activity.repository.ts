@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.ts';
+import { insertRows } from '../../db/dialect-info.ts';
 
 export interface ActivityEntry {
   tokenId: string;
@@ -15,11 +16,10 @@ export interface ActivityEntry {
 }
 
 export async function insertActivity(db: Db, entries: ActivityEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await db.insertInto('activity').values(entries.map((e) => ({
+  await insertRows(db, 'activity', entries.map((e) => ({
     token_id: e.tokenId, user_id: e.userId, at: e.at, method: e.method, route: e.route, deck_id: e.deckId,
     status: e.status, duration_ms: e.durationMs, client_ip: e.clientIp, user_agent: e.userAgent, request_id: e.requestId,
-  }))).execute();
+  })));
 }
 
 export async function listActivityOfToken(db: Db, tokenId: string, limit: number): Promise<ActivityEntry[]> {

@@ -16,7 +16,7 @@ export async function appendCards(
   beforeCommit?: BeforeCommit<AppendCardsResult>,
 ): Promise<AppendCardsResult> {
   const contents = cards.map((card, i) => serialiseContent(normaliseCard(card, `cards[${i}]`, i).content));
-  return inTransaction(ctx.db, async (trx) => {
+  const result = await inTransaction(ctx.db, async (trx) => {
     const deck = await requireOwnedDeck(trx, principal, deckId, 'path');
     assertVersion(deck, ifMatch);
     if (deck.cardCount + contents.length > MAX_CARDS_PER_DECK) {
@@ -35,23 +35,26 @@ export async function appendCards(
     await beforeCommit?.(trx, result);
     return result;
   });
+  await ctx.deckVersions.publish(result.deckId, result.version);
+  return result;
 }
 
 export async function patchDeckCard(
   ctx: ServiceContext, principal: Principal, deckId: string, cardId: string, patch: CardPatch, ifMatch?: string,
 ): Promise<CardDto> {
-  return inTransaction(ctx.db, async (trx) => {
+  const { card, deck } = await inTransaction(ctx.db, async (trx) => {
     const deck = await requireOwnedDeck(trx, principal, deckId, 'path');
     const card = await findCard(trx, deck.id, cardId);
     if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${cardId} was not found in deck ${deck.id}`);
     assertVersion(deck, ifMatch);
     const data = serialiseContent(patchCard(JSON.parse(card.data) as CardContent, patch));
-    if (data !== card.data) {
-      const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
-      if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { updatedAt }))) throw new ConcurrentUpdate();
-      await updateCardData(trx, card.id, data, contentHash(data));
-    }
-    return cardDto({ ...card, data });
+    if (data === card.data) return { card, deck };
+    const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
+    if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { updatedAt }))) throw new ConcurrentUpdate();
+    await updateCardData(trx, card.id, data, contentHash(data));
+    return { card: { ...card, data }, deck: { ...deck, updatedAt } };
   });
+  await ctx.deckVersions.publish(deck.id, deck.updatedAt);
+  return cardDto(card);
 }
 

@@ -71,11 +71,16 @@ export async function importDeck(
     await beforeCommit?.(trx, result);
     return result;
   };
-  if (request.mode === 'create') return createDeck(ctx, principal, prepared, done);
-  if (request.targetDeckId === undefined) {
+  let imported: ImportResult;
+  if (request.mode === 'create') {
+    imported = await createDeck(ctx, principal, prepared, done);
+  } else if (request.targetDeckId === undefined) {
     throw new AppError('BAD_REQUEST', 'query parameter targetDeckId is required when mode=update', { field: 'targetDeckId' });
+  } else {
+    imported = await replaceDeck(ctx, principal, request.targetDeckId, prepared, request.ifMatch, done);
   }
-  return replaceDeck(ctx, principal, request.targetDeckId, prepared, request.ifMatch, done);
+  if (imported.version) await ctx.deckVersions.publish(imported.deckId, imported.version);
+  return imported;
 }
 
 type Finish = (trx: Db, result: ImportResult) => Promise<ImportResult>;

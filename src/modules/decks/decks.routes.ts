@@ -36,7 +36,8 @@ export const decksRoutes: RouteModule = (app, ctx) => {
   }, async (request) => getCapacity(ctx, request.principal!));
 
   app.get('/decks/:deckId', {
-    config: { auth: { scope: 'decks:read' } },
+    // The deck's published version travels with the rate-limit check (one Redis round trip).
+    config: { auth: { scope: 'decks:read', alongside: (request) => ctx.deckVersions.current((request.params as { deckId: string }).deckId) } },
     schema: {
       operationId: 'getDeck',
       tags: ['decks'],
@@ -59,7 +60,8 @@ export const decksRoutes: RouteModule = (app, ctx) => {
       const deck = await getDeckDetail(ctx, request.principal!, request.params.deckId);
       return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
     }
-    return sendJson(reply, await getDeckBody(ctx, request.principal!, request.params.deckId));
+    const published = request.alongside as Promise<string | null>;
+    return sendJson(reply, await getDeckBody(ctx, request.principal!, request.params.deckId, published));
   });
 
   app.patch('/decks/:deckId', {

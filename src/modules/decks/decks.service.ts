@@ -17,7 +17,10 @@ import type { Capacity, DeckDetail, DeckList, DeckPatch } from './decks.schemas.
  * DECK_FORBIDDEN; one named in a query or body (`reference`) is DECK_NOT_FOUND, as if absent.
  */
 export async function requireOwnedDeck(db: Db, principal: Principal, deckId: string, named: 'path' | 'reference'): Promise<DeckRecord> {
-  const deck = await findDeck(db, deckId);
+  return assertOwned(await findDeck(db, deckId), principal, deckId, named);
+}
+
+function assertOwned(deck: DeckRecord | null, principal: Principal, deckId: string, named: 'path' | 'reference'): DeckRecord {
   if (deck === null || (deck.userId !== principal.userId && named === 'reference')) {
     throw new AppError('DECK_NOT_FOUND', `Deck ${deckId} was not found`);
   }
@@ -49,14 +52,27 @@ export async function listDecks(ctx: ServiceContext, principal: Principal, limit
 /** Renders a deck read to bytes and keeps them for this version (see deck-body-cache.ts). */
 function renderDeck(ctx: ServiceContext, deck: DeckRecord, cards: StoredCard[]): Buffer {
   const body = Buffer.from(deckDetailText(deckHeadJson(deck, ctx.publicUrl), cards));
-  ctx.deckBodies.set(deck.id, deck.updatedAt, body);
+  ctx.deckBodies.set(deck, body);
   return body;
 }
 
-/** The deck read as JSON bytes, rendered once per deck version. */
-export async function getDeckBody(ctx: ServiceContext, principal: Principal, deckId: string): Promise<Buffer> {
+/**
+ * The deck read as JSON bytes, rendered once per deck version. When the deck's published version
+ * (deck-versions.ts) is one this instance has rendered, the database is not read at all.
+ */
+export async function getDeckBody(
+  ctx: ServiceContext, principal: Principal, deckId: string, lookup: Promise<string | null> = ctx.deckVersions.current(deckId),
+): Promise<Buffer> {
+  const published = await lookup;
+  const held = published === null ? undefined : ctx.deckBodies.get(deckId, published);
+  if (held !== undefined) {
+    assertOwned(held.deck, principal, deckId, 'path');
+    return held.body;
+  }
   const deck = await requireOwnedDeck(ctx.db, principal, deckId, 'path');
-  return ctx.deckBodies.get(deck.id, deck.updatedAt) ?? renderDeck(ctx, deck, await listCards(ctx.db, deck.id));
+  const body = ctx.deckBodies.get(deck.id, deck.updatedAt)?.body ?? renderDeck(ctx, deck, await listCards(ctx.db, deck.id));
+  if (published !== deck.updatedAt) await ctx.deckVersions.publish(deck.id, deck.updatedAt);
+  return body;
 }
 
 export async function getDeckDetail(ctx: ServiceContext, principal: Principal, deckId: string): Promise<DeckDetail> {
@@ -86,6 +102,7 @@ export async function patchDeck(ctx: ServiceContext, principal: Principal, deckI
     return { deck: current, cards: await listCards(trx, deck.id) };
   });
   // Rendered (and cached) only once committed: the bytes of a version that never was must not stay.
+  await ctx.deckVersions.publish(deck.id, deck.updatedAt);
   return renderDeck(ctx, deck, cards);
 }
 

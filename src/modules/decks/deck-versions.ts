@@ -1,0 +1,29 @@
+// Where an instance learns a deck's current version without asking the database, so a deck read
+// whose bytes it already holds (deck-body-cache.ts) needs no database round trip.
+//
+// With Redis (scale-out), every write publishes the deck's new version once committed, before
+// its response is sent, so a read on any instance that starts after a write's response sees that
+// write. Published versions live 5 s: if an instance dies (or loses Redis) between committing and
+// publishing, the others can serve the previous version for at most that long, the same bound as
+// token revocation. Without Redis nothing is published and every read asks the database, which
+// on the embedded store costs microseconds.
+
+/** How long a published version is trusted before a read asks the database again. */
+export const DECK_VERSION_TTL_SECONDS = 5;
+
+export interface DeckVersionBoard {
+  /** The deck's published version, or null when none is known (the database decides). */
+  current(deckId: string): Promise<string | null>;
+  /**
+   * Publishes a version read from or committed to the database. An older version never replaces
+   * a newer one, so a read racing a write cannot bring back what the write replaced. Never
+   * throws: a version not published only costs a database read.
+   */
+  publish(deckId: string, version: string): Promise<void>;
+}
+
+/** No shared board: every read asks the database. */
+export const databaseOnlyVersions: DeckVersionBoard = {
+  current: async () => null,
+  publish: async () => {},
+};
