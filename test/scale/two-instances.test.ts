@@ -2,8 +2,10 @@
 // instance does, the other sees, and limits hold across both.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DECK_VERSION_TTL_SECONDS } from '../../src/modules/decks/deck-versions.ts';
 import { redisNamespaceFor, storeEnvFor } from '../helpers/backend.ts';
 import { cli, cliUserAndToken, tempDataDir } from '../helpers/process.ts';
 import { deckBody } from '../helpers/server.ts';
@@ -83,6 +85,69 @@ describe('two instances on one PostgreSQL and one Redis', { skip: SKIP_UNLESS_PO
     const [fromA, fromB] = await Promise.all([a, b].map((s) => s.api('GET', `/decks/${created.body.deckId}`, { token })));
     assert.equal(fromA?.status, 200);
     assert.equal(fromA?.text, fromB?.text);
+  });
+
+  test('should show every write made through one instance on the very next read through the other', async () => {
+    const { token } = await cliUserAndToken(dataDir, newEmail());
+    const created = await a.api('POST', '/decks/import', { token, json: deckBody(3, 'Fresh') });
+    const deckId = created.body.deckId as string;
+    const path = `/decks/${deckId}`;
+    // Both instances hold the first version's bytes before each write.
+    const readBoth = async () => {
+      for (const server of [a, b]) assert.equal((await server.api('GET', path, { token })).status, 200);
+    };
+    const writes: [string, (writer: Instance) => Promise<{ version: string; check(deck: any): void }>][] = [
+      ['PATCH deck', async (w) => {
+        const res = await w.api('PATCH', path, { token, json: { title: 'Renamed' } });
+        return { version: res.body.version, check: (d) => assert.equal(d.title, 'Renamed') };
+      }],
+      ['append', async (w) => {
+        const res = await w.api('POST', `${path}/cards`, { token, json: { cards: [{ front: 'Added', back: 'Card' }] } });
+        return { version: res.body.version, check: (d) => assert.equal(d.cards.at(-1).front, 'Added') };
+      }],
+      ['PATCH card', async (w) => {
+        const deck = await w.api('GET', path, { token });
+        await w.api('PATCH', `${path}/cards/${deck.body.cards[0].id}`, { token, json: { back: 'Edited' } });
+        const after = await w.api('GET', path, { token });
+        return { version: after.body.version, check: (d) => assert.equal(d.cards[0].back, 'Edited') };
+      }],
+      ['import update', async (w) => {
+        const res = await w.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: deckBody(2, 'Replaced') });
+        return { version: res.body.version, check: (d) => assert.equal(d.title, 'Replaced') };
+      }],
+    ];
+    for (const [name, write] of writes) {
+      for (const [writer, reader] of [[a, b], [b, a]] as const) {
+        await readBoth();
+        const { version, check } = await write(writer);
+        const read = await reader.api('GET', path, { token });
+        assert.equal(read.body.version, version, `${name}: the other instance serves the new version`);
+        check(read.body);
+      }
+    }
+  });
+
+  test('should serve within 5 seconds a deck version committed but never published (its writer died first)', async () => {
+    const { token } = await cliUserAndToken(dataDir, newEmail());
+    const created = await a.api('POST', '/decks/import', { token, json: deckBody(2, 'Before') });
+    const path = `/decks/${created.body.deckId}`;
+    for (const server of [a, b]) assert.equal((await server.api('GET', path, { token })).body.title, 'Before');
+    // A write that committed and then died before publishing: only the database knows it.
+    const version = new Date(Date.parse(created.body.version) + 1000).toISOString();
+    const db = new pg.Client({ connectionString: storeEnvFor(dataDir).DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query('update decks set title = $1, updated_at = $2 where id = $3', ['After', version, created.body.deckId]);
+    } finally {
+      await db.end();
+    }
+    const started = Date.now();
+    for (const server of [a, b]) {
+      const read = await waitFor(DECK_VERSION_TTL_SECONDS * 1000 + 1000, () => server.api('GET', path, { token }), (r) => r.body.version === version);
+      assert.equal(read.body.version, version);
+      assert.equal(read.body.title, 'After');
+    }
+    assert.ok(Date.now() - started <= DECK_VERSION_TTL_SECONDS * 1000 + 1500);
   });
 });
 
