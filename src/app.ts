@@ -94,7 +94,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     app.decorateRequest('activityDeckId', null);
     app.decorateRequest('idempotency', null);
     app.decorateRequest('idempotencyStored', false);
-    app.decorateRequest('alongside', null);
+    app.decorateRequest('peeked', null);
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('X-Request-Id', request.id);
       done();

@@ -11,16 +11,16 @@ declare module 'fastify' {
     idempotency: IdempotencyId | null;
     /** Set once the response was stored with the write that produced it (same transaction). */
     idempotencyStored: boolean;
-    /** What the route's `auth.alongside` started with the rate-limit check, if it has one. */
-    alongside: Promise<unknown> | null;
+    /** The value of the shared key the route's `auth.peek` named, read with the rate-limit check. */
+    peeked: string | null;
   }
   interface FastifyContextConfig {
     /**
-     * A bearer token is required; `scope` null means any valid token. `alongside` starts a lookup
-     * the handler will need at the same moment as the rate-limit check, so that on Redis both
-     * share one round trip; the handler finds it in `request.alongside`.
+     * A bearer token is required; `scope` null means any valid token. `peek` names a shared key
+     * the handler needs: it is read with the rate-limit check (one Redis round trip) and the
+     * handler finds its value in `request.peeked`.
      */
-    auth?: { scope: Scope | null; alongside?: (request: FastifyRequest) => Promise<unknown> };
+    auth?: { scope: Scope | null; peek?: (request: FastifyRequest) => string | null };
     /** Idempotency-Key support under this operation name. */
     idempotency?: string;
     /** Media types the body may have (default application/json). */

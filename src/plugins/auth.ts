@@ -53,14 +53,10 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
 
   async function authorise(request: FastifyRequest, reply: FastifyReply, auth: RouteAuth): Promise<void> {
     const principal = await authenticate(request);
-    // Issued in the same tick as the admission: ioredis auto-pipelining sends both in one write.
-    if (auth.alongside) {
-      const started = auth.alongside(request);
-      started.catch(() => {}); // a refused call never awaits it
-      request.alongside = started;
-    }
-    const { blockedSeconds, decision } = await options.rateLimits.admit(request.ip, principal.tokenId, options.clock.now().getTime());
+    const peek = auth.peek?.(request) ?? null;
+    const { blockedSeconds, decision, peeked } = await options.rateLimits.admit(request.ip, principal.tokenId, options.clock.now().getTime(), peek);
     if (decision === null) throw throttled(blockedSeconds);
+    request.peeked = peeked;
     request.principal = principal;
     reply.header('RateLimit-Policy', policy);
     reply.header('RateLimit', rateLimitHeader(decision));

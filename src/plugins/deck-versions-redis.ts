@@ -13,24 +13,26 @@ return 1
 `;
 
 interface ScriptedRedis {
-  get(key: string): Promise<string | null>;
   flashdeckPublishVersion(key: string, ms: number, value: string, lifetime: number): Promise<number>;
 }
 
 export class RedisDeckVersions implements DeckVersionBoard {
   readonly #client: ScriptedRedis;
-  readonly #prefix: string;
+  readonly #namespace: string;
   readonly #onError: (error: unknown) => void;
 
   constructor(client: Redis, namespace: string, onError: (error: unknown) => void) {
     client.defineCommand('flashdeckPublishVersion', { numberOfKeys: 1, lua: PUBLISH });
     this.#client = client as unknown as ScriptedRedis;
-    this.#prefix = `${namespace}deck:v:`;
+    this.#namespace = namespace;
     this.#onError = onError;
   }
 
-  async current(deckId: string): Promise<string | null> {
-    const value = await this.#client.get(this.#prefix + deckId);
+  keyOf(deckId: string): string {
+    return `deck:v:${deckId}`;
+  }
+
+  parse(value: string | null): string | null {
     if (value === null) return null;
     const space = value.indexOf(' ');
     return space < 0 ? null : value.slice(space + 1);
@@ -39,7 +41,7 @@ export class RedisDeckVersions implements DeckVersionBoard {
   async publish(deckId: string, version: string): Promise<void> {
     const ms = Date.parse(version);
     try {
-      await this.#client.flashdeckPublishVersion(this.#prefix + deckId, ms, `${ms} ${version}`, DECK_VERSION_TTL_SECONDS);
+      await this.#client.flashdeckPublishVersion(this.#namespace + this.keyOf(deckId), ms, `${ms} ${version}`, DECK_VERSION_TTL_SECONDS);
     } catch (error) {
       this.#onError(error);
     }

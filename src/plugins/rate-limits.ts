@@ -22,16 +22,22 @@ export interface RateLimits {
   failedAuthPerMinute: number;
 }
 
-/** A token call's admission: refused outright while its address is throttled, else the windows' decision. */
-export type Admission = { blockedSeconds: number; decision: null } | { blockedSeconds: 0; decision: RateDecision };
+/**
+ * A token call's admission: refused outright while its address is throttled, else the windows'
+ * decision; with the value of the shared key the call asked to peek at (null if none or unset).
+ */
+export type Admission = ({ blockedSeconds: number; decision: null } | { blockedSeconds: 0; decision: RateDecision }) & { peeked: string | null };
 
 export interface RateLimitStore {
   readonly limits: RateLimits;
   /**
    * Checks the address's failed-auth throttle, then counts one call against the token's windows,
    * unless a window is exhausted or the address is throttled: refused calls do not count.
+   * `peek` names a shared key (deck-versions.ts) whose value the call will need: on Redis it is
+   * read in the same script, so a deck read makes one round trip. In-process there are no shared
+   * keys and nothing is peeked.
    */
-  admit(address: string, tokenId: string, nowMs: number): Promise<Admission>;
+  admit(address: string, tokenId: string, nowMs: number, peek: string | null): Promise<Admission>;
   /** Seconds to wait if this address is throttled, else 0. */
   failedAuthBlockedFor(address: string): Promise<number>;
   recordFailedAuth(address: string): Promise<void>;
@@ -109,15 +115,15 @@ export class InProcessRateLimits implements RateLimitStore {
 
   async admit(address: string, tokenId: string, nowMs: number): Promise<Admission> {
     const blocked = await this.failedAuthBlockedFor(address);
-    if (blocked > 0) return { blockedSeconds: blocked, decision: null };
+    if (blocked > 0) return { blockedSeconds: blocked, decision: null, peeked: null };
     const keys = windowKeys(tokenId, nowMs);
     // Each limiter counts atomically; a call refused by either window is taken back from both.
     const [m, d] = await Promise.all([consumeOne(this.#minute, keys.minute), consumeOne(this.#day, keys.day)]);
     if (!m.ok || !d.ok) {
       await Promise.all([this.#minute.reward(keys.minute, 1), this.#day.reward(keys.day, 1)]);
-      return { blockedSeconds: 0, decision: decide(this.limits, false, m.ok ? 0 : this.limits.perMinute, 0, nowMs) };
+      return { blockedSeconds: 0, decision: decide(this.limits, false, m.ok ? 0 : this.limits.perMinute, 0, nowMs), peeked: null };
     }
-    return { blockedSeconds: 0, decision: decide(this.limits, true, m.consumed, d.consumed, nowMs) };
+    return { blockedSeconds: 0, decision: decide(this.limits, true, m.consumed, d.consumed, nowMs), peeked: null };
   }
 
   async failedAuthBlockedFor(address: string): Promise<number> {

@@ -12,8 +12,13 @@
 export const DECK_VERSION_TTL_SECONDS = 5;
 
 export interface DeckVersionBoard {
-  /** The deck's published version, or null when none is known (the database decides). */
-  current(deckId: string): Promise<string | null>;
+  /**
+   * The shared key holding the deck's published version, for the call's rate-limit check to read
+   * in the same round trip (rate-limits.ts); null when versions are not shared.
+   */
+  keyOf(deckId: string): string | null;
+  /** The version in that key's value, or null when none is known (the database decides). */
+  parse(value: string | null): string | null;
   /**
    * Publishes a version read from or committed to the database. An older version never replaces
    * a newer one, so a read racing a write cannot bring back what the write replaced. Never
@@ -24,6 +29,7 @@ export interface DeckVersionBoard {
 
 /** No shared board: every read asks the database. */
 export const databaseOnlyVersions: DeckVersionBoard = {
-  current: async () => null,
+  keyOf: () => null,
+  parse: () => null,
   publish: async () => {},
 };

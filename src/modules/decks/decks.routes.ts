@@ -36,8 +36,8 @@ export const decksRoutes: RouteModule = (app, ctx) => {
   }, async (request) => getCapacity(ctx, request.principal!));
 
   app.get('/decks/:deckId', {
-    // The deck's published version travels with the rate-limit check (one Redis round trip).
-    config: { auth: { scope: 'decks:read', alongside: (request) => ctx.deckVersions.current((request.params as { deckId: string }).deckId) } },
+    // The deck's published version is read with the rate-limit check (one Redis round trip).
+    config: { auth: { scope: 'decks:read', peek: (request) => ctx.deckVersions.keyOf((request.params as { deckId: string }).deckId) } },
     schema: {
       operationId: 'getDeck',
       tags: ['decks'],
@@ -60,7 +60,7 @@ export const decksRoutes: RouteModule = (app, ctx) => {
       const deck = await getDeckDetail(ctx, request.principal!, request.params.deckId);
       return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
     }
-    const published = request.alongside as Promise<string | null>;
+    const published = ctx.deckVersions.parse(request.peeked);
     return sendJson(reply, await getDeckBody(ctx, request.principal!, request.params.deckId, published));
   });
 

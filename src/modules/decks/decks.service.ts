@@ -58,12 +58,10 @@ function renderDeck(ctx: ServiceContext, deck: DeckRecord, cards: StoredCard[]):
 
 /**
  * The deck read as JSON bytes, rendered once per deck version. When the deck's published version
- * (deck-versions.ts) is one this instance has rendered, the database is not read at all.
+ * (deck-versions.ts, read with the call's rate-limit check) is one this instance has rendered, the
+ * database is not read at all.
  */
-export async function getDeckBody(
-  ctx: ServiceContext, principal: Principal, deckId: string, lookup: Promise<string | null> = ctx.deckVersions.current(deckId),
-): Promise<Buffer> {
-  const published = await lookup;
+export async function getDeckBody(ctx: ServiceContext, principal: Principal, deckId: string, published: string | null): Promise<Buffer> {
   const held = published === null ? undefined : ctx.deckBodies.get(deckId, published);
   if (held !== undefined) {
     assertOwned(held.deck, principal, deckId, 'path');
