@@ -5,10 +5,10 @@
 // version are that version's deck. Measured (docs/performance.md): reading and rendering 250
 // cards and encoding ~160 KiB to UTF-8 dominated the route.
 
+import type { DeckRecord } from './decks.repository.ts';
+
 /** Bound on the bytes one app keeps: a 250-card deck renders to about 160 KiB. */
 export const DECK_BODY_CACHE_BYTES = 32 * 1024 * 1024;
-
-import type { DeckRecord } from './decks.repository.ts';
 
 export interface RenderedDeck {
   deck: DeckRecord;
