@@ -5,7 +5,7 @@
 // stood for (docs/performance.md). Scripts run atomically, so counts are exact across instances.
 import type { Redis } from 'ioredis';
 import {
-  blockedSeconds, decide, failedAuthKey, FAILED_AUTH_SECONDS, WINDOW_SECONDS, windowKeys,
+  allowedWith, failedAuthKey, FAILED_AUTH_SECONDS, refusedBy, throttledFor, WINDOW_SECONDS, windowKeys,
   type Admission, type RateLimits, type RateLimitStore,
 } from './rate-limits.ts';
 
@@ -76,13 +76,14 @@ export class RedisRateLimits implements RateLimitStore {
       ns + failedAuthKey(address), ns + keys.minute, ns + keys.day, ns + (peek ?? keys.minute),
       l.failedAuthPerMinute, l.perMinute, l.perDay, WINDOW_SECONDS.minute, WINDOW_SECONDS.day, peek === null ? '0' : '1',
     );
-    if (outcome === 1) return { blockedSeconds: blockedSeconds(l, a, b), decision: null, peeked };
-    return { blockedSeconds: 0, decision: decide(l, outcome === 0, a, b, nowMs), peeked };
+    if (outcome === 1) return { blockedSeconds: throttledFor(l, a, b), decision: null, peeked };
+    if (outcome === 2) return { blockedSeconds: 0, decision: refusedBy(l, a >= l.perMinute ? 'minute' : 'day', nowMs), peeked };
+    return { blockedSeconds: 0, decision: allowedWith(l, a, b, nowMs), peeked };
   }
 
   async failedAuthBlockedFor(address: string): Promise<number> {
     const [failures, msLeft] = await this.#client.flashdeckReadFailures(this.#namespace + failedAuthKey(address));
-    return blockedSeconds(this.limits, failures, msLeft);
+    return throttledFor(this.limits, failures, msLeft);
   }
 
   async recordFailedAuth(address: string): Promise<void> {

@@ -63,20 +63,26 @@ export function windowKeys(tokenId: string, nowMs: number): { minute: string; da
 
 export const failedAuthKey = (address: string) => `rl:authfail:${address}`;
 
-/**
- * The decision from the windows' counts: after counting when the call was allowed, as they stood
- * when it was refused (the minute window is reported first).
- */
-export function decide(limits: RateLimits, allowed: boolean, minuteCount: number, dayCount: number, nowMs: number): RateDecision {
-  const minute = { window: 'minute' as const, limit: limits.perMinute, resetSeconds: windowOf('minute', nowMs).resetSeconds };
-  const day = { window: 'day' as const, limit: limits.perDay, resetSeconds: windowOf('day', nowMs).resetSeconds };
-  if (!allowed) return { allowed, remaining: 0, ...(minuteCount >= limits.perMinute ? minute : day) };
-  const minuteLeft = limits.perMinute - minuteCount;
-  const dayLeft = limits.perDay - dayCount;
-  return minuteLeft <= dayLeft ? { allowed, remaining: minuteLeft, ...minute } : { allowed, remaining: dayLeft, ...day };
+function windowFacts(limits: RateLimits, window: WindowName, nowMs: number) {
+  return { window, limit: window === 'minute' ? limits.perMinute : limits.perDay, resetSeconds: windowOf(window, nowMs).resetSeconds };
 }
 
-export function blockedSeconds(limits: RateLimits, failures: number, msLeft: number): number {
+/** A call refused by `window` (exhausted): nothing was counted. */
+export function refusedBy(limits: RateLimits, window: WindowName, nowMs: number): RateDecision {
+  return { allowed: false, remaining: 0, ...windowFacts(limits, window, nowMs) };
+}
+
+/** A call counted in both windows, which now hold these counts. */
+export function allowedWith(limits: RateLimits, minuteCount: number, dayCount: number, nowMs: number): RateDecision {
+  const minuteLeft = limits.perMinute - minuteCount;
+  const dayLeft = limits.perDay - dayCount;
+  return minuteLeft <= dayLeft
+    ? { allowed: true, remaining: minuteLeft, ...windowFacts(limits, 'minute', nowMs) }
+    : { allowed: true, remaining: dayLeft, ...windowFacts(limits, 'day', nowMs) };
+}
+
+/** Seconds an address with this many recent failures must wait (0: not throttled). */
+export function throttledFor(limits: RateLimits, failures: number, msLeft: number): number {
   if (failures < limits.failedAuthPerMinute) return 0;
   return Math.max(1, Math.ceil((msLeft > 0 ? msLeft : FAILED_AUTH_SECONDS * 1000) / 1000));
 }
@@ -121,14 +127,14 @@ export class InProcessRateLimits implements RateLimitStore {
     const [m, d] = await Promise.all([consumeOne(this.#minute, keys.minute), consumeOne(this.#day, keys.day)]);
     if (!m.ok || !d.ok) {
       await Promise.all([this.#minute.reward(keys.minute, 1), this.#day.reward(keys.day, 1)]);
-      return { blockedSeconds: 0, decision: decide(this.limits, false, m.ok ? 0 : this.limits.perMinute, 0, nowMs), peeked: null };
+      return { blockedSeconds: 0, decision: refusedBy(this.limits, m.ok ? 'day' : 'minute', nowMs), peeked: null };
     }
-    return { blockedSeconds: 0, decision: decide(this.limits, true, m.consumed, d.consumed, nowMs), peeked: null };
+    return { blockedSeconds: 0, decision: allowedWith(this.limits, m.consumed, d.consumed, nowMs), peeked: null };
   }
 
   async failedAuthBlockedFor(address: string): Promise<number> {
     const res = await this.#failedAuth.get(address);
-    return res === null ? 0 : blockedSeconds(this.limits, res.consumedPoints, res.msBeforeNext);
+    return res === null ? 0 : throttledFor(this.limits, res.consumedPoints, res.msBeforeNext);
   }
 
   async recordFailedAuth(address: string): Promise<void> {
