@@ -36,7 +36,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const IMPORTS = Number(process.env.BENCH_SCALE_IMPORTS ?? 100);
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
