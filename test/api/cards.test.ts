@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
+import { createDeck, type ApiResponse, type TestServer, manualClock, startServerWithUser } from '../helpers/server.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
@@ -13,10 +13,7 @@ describe('POST /decks/{deckId}/cards', () => {
   const time = manualClock('2030-07-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer({}, { clock: time.clock });
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock })); });
   after(async () => { await server.close(); });
 
   const deckOf = async (deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token })).body;
@@ -151,10 +148,7 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
   const time = manualClock('2030-07-02T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer({}, { clock: time.clock });
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock })); });
   after(async () => { await server.close(); });
 
   async function deckWithCards(n = 3) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock, startServerWithUser } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -158,10 +158,7 @@ describe('GET /decks', () => {
 describe('GET /decks/{deckId}', () => {
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer({ PUBLIC_URL });
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL })); });
   after(async () => { await server.close(); });
 
   test('should return the deck with its complete card set in order', async () => {
@@ -237,10 +234,7 @@ describe('PATCH /decks/{deckId}', () => {
   const time = manualClock('2030-06-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer({ PUBLIC_URL }, { clock: time.clock });
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock })); });
   after(async () => { await server.close(); });
 
   test('should update metadata, keep the cards, and move version to the update time', async () => {

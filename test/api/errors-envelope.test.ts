@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, startServerWithUser } from '../helpers/server.ts';
 
 const ORIGIN = 'https://any-site.example';
 
@@ -135,10 +135,7 @@ describe('a server fault', () => {
 describe('CORS', () => {
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer({ RATE_LIMIT_PER_MINUTE: '2' });
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ RATE_LIMIT_PER_MINUTE: '2' })); });
   after(async () => { await server.close(); });
 
   const list = (value: string | null) => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
+import { createDeck, deckBody, type ApiResponse, type TestServer, manualClock, startServerWithUser } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -45,10 +45,7 @@ describe('POST /decks/import', () => {
   const time = manualClock('2030-08-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer({ PUBLIC_URL }, { clock: time.clock });
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock })); });
   after(async () => { await server.close(); });
 
   const markdown = (body: string, query = '', headers: Record<string, string> = {}) =>

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, startServer, type TestServer } from '../helpers/server.ts';
+import { createDeck, type TestServer, startServerWithUser } from '../helpers/server.ts';
 
 type Warning = { code: string; message: string; cardIndex?: number };
 
 describe('normalisation and import warnings', () => {
   let server: TestServer;
   let token: string;
-  before(async () => {
-    server = await startServer();
-    token = (await server.user()).token;
-  });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
   after(async () => { await server.close(); });
 
   async function importJson(cards: unknown[], deck: Record<string, unknown> = { title: 'N', lang: 'en' }) {

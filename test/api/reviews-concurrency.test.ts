@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, startServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { createDeck, type TestServer, type TestUser, startServerWithUser } from '../helpers/server.ts';
 
 describe('review sessions: concurrency', () => {
   let server: TestServer;
   let user: TestUser;
-  before(async () => {
-    server = await startServer();
-    user = await server.user();
-  });
+  before(async () => { ({ server, user } = await startServerWithUser()); });
   after(async () => { await server.close(); });
 
   async function start(deckId: string, resume?: boolean) {

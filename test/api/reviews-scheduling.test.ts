@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Rating, createEmptyCard, fsrs, generatorParameters } from 'ts-fsrs';
-import { deckBody, startServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { deckBody, type TestServer, type TestUser, startServerWithUser } from '../helpers/server.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -12,10 +12,7 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
   let current = Date.parse('2026-03-02T09:00:00.000Z');
   const advance = (ms: number) => { current += ms; };
 
-  before(async () => {
-    server = await startServer({}, { clock: { now: () => new Date(current) } });
-    user = await server.user();
-  });
+  before(async () => { ({ server, user } = await startServerWithUser({}, { clock: { now: () => new Date(current) } })); });
   after(async () => { await server.close(); });
 
   async function importDeck(cards: { front: string; back: string }[], title = 'Scheduling'): Promise<{ deckId: string; cardIds: string[] }> {

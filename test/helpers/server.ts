@@ -59,9 +59,42 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;
   const base = `${url}/api/v1`;
-  const checker = new OpenApiChecker(app.swagger() as never);
+  const api = apiClient(base, new OpenApiChecker(app.swagger() as never));
 
-  async function api<T>(method: string, apiPath: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async function token(email: string, scopes: string[], name = 'test token') {
+    const created = await app.admin.createToken({ email, name, scopes });
+    return { token: created.token, tokenId: created.summary.id };
+  }
+
+  async function user(options: { email?: string; scopes?: string[] } = {}): Promise<TestUser> {
+    const email = options.email ?? `user${++userCounter}-${process.pid}@example.com`;
+    const created = await app.admin.addUser(email);
+    const t = await token(email, options.scopes ?? ALL_SCOPES);
+    return { userId: created.id, email, ...t };
+  }
+
+  return {
+    app, config, url, base, dataDir, api, user, token,
+    async close() {
+      await app.close();
+      await dropStore(dataDir, redisNamespace);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A server with one user holding every scope: what most suites start in their `before`. */
+export async function startServerWithUser(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<{ server: TestServer; user: TestUser }> {
+  const server = await startServer(env, overrides);
+  return { server, user: await server.user() };
+}
+
+/**
+ * Calls the API under `base` the way every test does: a token, a JSON body, and every response
+ * under /api/v1 checked against the OpenAPI document, every non-2xx for the error envelope.
+ */
+export function apiClient(base: string, checker: OpenApiChecker): TestServer['api'] {
+  return async function api<T>(method: string, apiPath: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     let body: string | Buffer | undefined = options.body;
@@ -84,27 +117,6 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
       }
     }
     return { status: res.status, headers: res.headers, text, body: parsed as T };
-  }
-
-  async function token(email: string, scopes: string[], name = 'test token') {
-    const created = await app.admin.createToken({ email, name, scopes });
-    return { token: created.token, tokenId: created.summary.id };
-  }
-
-  async function user(options: { email?: string; scopes?: string[] } = {}): Promise<TestUser> {
-    const email = options.email ?? `user${++userCounter}-${process.pid}@example.com`;
-    const created = await app.admin.addUser(email);
-    const t = await token(email, options.scopes ?? ALL_SCOPES);
-    return { userId: created.id, email, ...t };
-  }
-
-  return {
-    app, config, url, base, dataDir, api, user, token,
-    async close() {
-      await app.close();
-      await dropStore(dataDir, redisNamespace);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
   };
 }
 

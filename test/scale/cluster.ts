@@ -7,7 +7,7 @@ import net from 'node:net';
 import { dropStore, onPostgres } from '../helpers/backend.ts';
 import { OpenApiChecker } from '../helpers/openapi.ts';
 import { freePort, startServerProcess, type ServerProcess } from '../helpers/process.ts';
-import type { ApiResponse, RequestOptions } from '../helpers/server.ts';
+import { apiClient, type TestServer } from '../helpers/server.ts';
 
 /** node:test `skip` for the scale tests: they need the PostgreSQL + Redis run. */
 export const SKIP_UNLESS_POSTGRES_REDIS: string | false = onPostgres()
@@ -21,32 +21,14 @@ export async function discardStore(dataDir: string, redisNamespace?: string): Pr
 }
 
 export interface Instance extends ServerProcess {
-  api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  api: TestServer['api'];
 }
 
 /** A server process whose API responses are checked like startServer's: OpenAPI and envelope. */
 export async function startInstance(dataDir: string, env: Record<string, string> = {}): Promise<Instance> {
   const proc = await startServerProcess(dataDir, env);
   const document = await (await fetch(`${proc.base}/openapi.json`)).json();
-  const checker = new OpenApiChecker(document as never);
-  async function api<T>(method: string, apiPath: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-    let body = options.body;
-    if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${proc.base}${apiPath}`, { method, headers, body });
-    const text = await res.text();
-    const contentType = res.headers.get('content-type');
-    const parsed = contentType?.includes('json') && text !== '' ? JSON.parse(text) : text;
-    checker.check(method, new URL(`${proc.base}${apiPath}`).pathname.slice('/api/v1'.length), res.status, contentType, parsed);
-    if (res.status >= 400 && (typeof parsed?.error?.code !== 'string' || typeof parsed?.error?.message !== 'string')) {
-      throw new Error(`non-2xx without the error envelope: ${res.status} ${text.slice(0, 200)}`);
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed as T };
-  }
+  const api = apiClient(proc.base, new OpenApiChecker(document as never));
   return Object.assign(proc, { api });
 }
 

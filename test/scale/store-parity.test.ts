@@ -4,15 +4,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { onPostgres, schemaForDataDir } from '../helpers/backend.ts';
-import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { type TestServer, type TestUser, startServerWithUser } from '../helpers/server.ts';
 
 describe('the same bytes on both stores', () => {
   let server: TestServer;
   let user: TestUser;
-  before(async () => {
-    server = await startServer();
-    user = await server.user();
-  });
+  before(async () => { ({ server, user } = await startServerWithUser()); });
   after(async () => { await server.close(); });
 
   test('should store and return text holding U+0000 and U+FFFF exactly', async () => {
