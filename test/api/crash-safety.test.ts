@@ -27,6 +27,19 @@ function importRequest(base: string, token: string, s: Sent): Promise<Response> 
 
 interface StoredDeck { id: string; title: string; cardCount: number; cards: { order: number; front: string }[] }
 
+/** Waits (10 s at most) until nothing accepts connections on `port`: a draining server closed its listener. */
+async function untilRefusingConnections(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (await new Promise<boolean>((resolve) => {
+    const probe = net.connect(port, '127.0.0.1');
+    probe.once('connect', () => { probe.destroy(); resolve(true); });
+    probe.once('error', () => resolve(false));
+  })) {
+    assert.ok(Date.now() < deadline, 'the server kept accepting connections after SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Every deck of the user, each with its full card list. */
 async function allDecks(server: ServerProcess, token: string): Promise<StoredDeck[]> {
   const headers = { authorization: `Bearer ${token}` };
@@ -149,15 +162,7 @@ describe('crash safety', () => {
     await Promise.all(pending.map((p) => p.continued));
 
     server.child.kill('SIGTERM');
-    const deadline = Date.now() + 10_000;
-    while (await new Promise<boolean>((resolve) => {
-      const socket = net.connect(server.port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
-      socket.once('error', () => resolve(false));
-    })) {
-      assert.ok(Date.now() < deadline, 'the server kept accepting connections after SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilRefusingConnections(server.port);
     for (const p of pending) p.req.end(p.body);
     const responses = await Promise.all(pending.map((p) => p.response));
     for (const res of responses) assert.equal(res.status, 201, res.text);
@@ -188,15 +193,7 @@ describe('crash safety', () => {
     while (!received.includes('100 Continue')) await new Promise((resolve) => setTimeout(resolve, 10));
 
     server.child.kill('SIGTERM');
-    const deadline = Date.now() + 10_000;
-    while (await new Promise<boolean>((resolve) => {
-      const probe = net.connect(server.port, '127.0.0.1');
-      probe.once('connect', () => { probe.destroy(); resolve(true); });
-      probe.once('error', () => resolve(false));
-    })) {
-      assert.ok(Date.now() < deadline, 'the server kept accepting connections after SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilRefusingConnections(server.port);
     // The second request reaches the server only now, while it is closing.
     socket.write(`${body}GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
     await closed;
