@@ -109,16 +109,21 @@ describe('fault injection', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
     await assertNoPartialWrite(server, token, responses);
   }
 
+  /** The load meets 503s within `ms`, and /healthz answers 503 naming what is down. */
+  async function assertOutage(load: ReturnType<typeof clientLoad>, ms: number, checks: Record<string, 'up' | 'down'>): Promise<void> {
+    await waitFor(ms, async () => load.seen(503), (n) => n >= 4);
+    const health = await healthz(server.url);
+    assert.equal(health.status, 503);
+    assert.equal(health.body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.deepEqual(health.body.error.details.checks, checks);
+    assert.ok(health.retryAfter);
+  }
+
   test('should answer 503 while Redis is down, name it in /healthz, and recover when it returns', async () => {
     const load = clientLoad(server, token);
     await waitFor(10_000, async () => load.seen(200), (n) => n >= 4);
     await redis.shutdown();
-    await waitFor(10_000, async () => load.seen(503), (n) => n >= 4);
-    const health = await healthz(server.url);
-    assert.equal(health.status, 503);
-    assert.equal(health.body.error.code, 'SERVICE_UNAVAILABLE');
-    assert.deepEqual(health.body.error.details.checks, { database: 'up', redis: 'down' });
-    assert.ok(health.retryAfter);
+    await assertOutage(load, 10_000, { database: 'up', redis: 'down' });
 
     await redis.restart();
     await assertRecovered(load);
@@ -128,10 +133,7 @@ describe('fault injection', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
     const load = clientLoad(server, token);
     await waitFor(10_000, async () => load.seen(201), (n) => n >= 4);
     await proxy.cut();
-    await waitFor(15_000, async () => load.seen(503), (n) => n >= 4);
-    const health = await healthz(server.url);
-    assert.equal(health.status, 503);
-    assert.deepEqual(health.body.error.details.checks, { database: 'down', redis: 'up' });
+    await assertOutage(load, 15_000, { database: 'down', redis: 'up' });
 
     await proxy.restore();
     await assertRecovered(load);
