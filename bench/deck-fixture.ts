@@ -31,16 +31,16 @@ function sentence(rand: () => number, chars: number): string {
   const words: string[] = [];
   let length = 0;
   while (length < chars) {
-    const word = WORDS[Math.floor(rand() * WORDS.length)] as string;
+    const word = WORDS[Math.floor(rand() * WORDS.length)];
     words.push(word);
     length += word.length + 1;
   }
   const text = words.join(' ');
-  return text[0]!.toUpperCase() + text.slice(1);
+  return text[0].toUpperCase() + text.slice(1);
 }
 
 function pick<T>(rand: () => number, list: readonly T[]): T {
-  return list[Math.floor(rand() * list.length)] as T;
+  return list[Math.floor(rand() * list.length)];
 }
 
 function back(rand: () => number, i: number): string {

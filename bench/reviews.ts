@@ -43,7 +43,7 @@ function client(baseUrl: string, token: string) {
 
 function percentile(sorted: number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] as number;
+  return sorted[index];
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;

@@ -1,266 +1,136 @@
-// npm run bench: the performance figures of issue 2 in one run (docs/performance.md explains them).
-// Servers run as child processes (bench/server.ts) so autocannon and the server never share an
-// event loop; on a 2-core machine they still share the cores, so every comparison is interleaved.
+// npm run bench: the figures of issue 10 (docs/performance.md says how each is measured).
+// Every server is its own process on a real port; every throughput figure is wrk's, beside each
+// server's CPU per request and RSS from /proc, in interleaved rounds. Prints tables and writes all
+// figures to bench/results/bench-<time>.json and bench/results/latest.json.
+//
+// BENCH_ONLY=deck,whoami,import,soak,postgres,list,reviews,scale runs a subset (default: all).
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { benchDeck } from './deck-fixture.ts';
+import { IMPORT_WARMUP, IMPORTS, importLatency } from './imports.ts';
+import { listLatency } from './list.ts';
+import { round } from './measure.ts';
+import { againstCeiling, API, postgresAgainstSqlite, startCeilingFor, startDeckServer, type DeckServer } from './reads.ts';
+import { goals, report, type Results } from './report.ts';
 import { benchReviews } from './reviews.ts';
 import { benchScale } from './scale.ts';
-import { cannon, mean, median, percentile, round, startBenchServer, timedRequest, type BenchServer, type Throughput } from './measure.ts';
+import { postgresRedisUrls, ROOT, type Ceiling } from './servers.ts';
+import { soak, SOAK_MODE } from './soak.ts';
+import { CONNECTIONS, ROUNDS, SECONDS, THREADS, WARMUP_SECONDS } from './throughput.ts';
+import { findWrk, WRK_INSTALL_HINT, wrkVersion } from './wrk.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 200);
-const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
-const DEEP_PAGES = Number(process.env.BENCH_DEEP_PAGES ?? 400);
-const LARGE_STORE = Number(process.env.BENCH_LARGE_STORE ?? 100_000);
-// BENCH_ONLY=deck,import,list,reviews,scale runs a subset (while investigating one figure).
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'deck,import,list,reviews,scale').split(',').map((s) => s.trim()));
+const PARTS = ['deck', 'whoami', 'import', 'soak', 'postgres', 'list', 'reviews', 'scale'] as const;
+type Part = (typeof PARTS)[number];
+const THROUGHPUT: Part[] = ['deck', 'whoami', 'soak', 'postgres', 'scale'];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const auth = (server: BenchServer) => ({ authorization: `Bearer ${server.token}` });
 
-async function deckThroughput(server: BenchServer) {
-  const targets = {
-    ceiling: { url: `${server.url}/bench/ceiling`, headers: {} },
-    ceilingString: { url: `${server.url}/bench/ceiling-string`, headers: {} },
-    route: { url: `${server.url}/api/v1/decks/${server.deckId}`, headers: auth(server) },
-  };
-  const real = await timedRequest(targets.route.url, { headers: auth(server) });
-  for (const bare of [targets.ceiling, targets.ceilingString]) {
-    const res = await timedRequest(bare.url);
-    if (real.status !== 200 || real.body !== res.body || real.headers['content-type'] !== res.headers['content-type']) {
-      throw new Error(`${bare.url} does not return the deck read's bytes`);
-    }
-  }
-  const names = Object.keys(targets) as (keyof typeof targets)[];
-  log(`GET deck: ${Buffer.byteLength(real.body)} bytes, ${CONNECTIONS} connections; warming up`);
-  for (const name of names) await cannon(targets[name].url, targets[name].headers, 3, CONNECTIONS);
-  // Interleaved rounds, so drift in the machine's load hits every target alike.
-  const runs: Record<keyof typeof targets, Throughput[]> = { ceiling: [], ceilingString: [], route: [] };
-  // The server's own CPU time per request: unlike req/s, barely moved by other load on the machine.
-  const cpu: Record<keyof typeof targets, { seconds: number; clientSeconds: number; requests: number }> = {
-    ceiling: { seconds: 0, clientSeconds: 0, requests: 0 },
-    ceilingString: { seconds: 0, clientSeconds: 0, requests: 0 },
-    route: { seconds: 0, clientSeconds: 0, requests: 0 },
-  };
-  for (let roundNo = 1; roundNo <= ROUNDS; roundNo++) {
-    for (const name of names) {
-      const cpuBefore = server.cpuSeconds();
-      const clientBefore = process.cpuUsage();
-      const result = await cannon(targets[name].url, targets[name].headers, SECONDS, CONNECTIONS);
-      cpu[name].seconds += server.cpuSeconds() - cpuBefore;
-      const client = process.cpuUsage(clientBefore);
-      cpu[name].clientSeconds += (client.user + client.system) / 1e6;
-      cpu[name].requests += result.requests;
-      if (result.non2xx + result.errors > 0) throw new Error(`GET deck (${name}): ${result.non2xx + result.errors} failed requests`);
-      runs[name].push(result);
-      log(`  round ${roundNo} ${name.padEnd(13)} ${Math.round(result.reqPerSec)} req/s`);
-    }
-  }
-  const rps = (name: keyof typeof targets) => mean(runs[name].map((r) => r.reqPerSec));
-  const cpuUs = (name: keyof typeof targets) => (cpu[name].seconds / cpu[name].requests) * 1e6;
-  const clientUs = (name: keyof typeof targets) => (cpu[name].clientSeconds / cpu[name].requests) * 1e6;
-  // Each round's route run against the ceiling run just before it: drift between rounds cancels.
-  const roundRatios = runs.route.map((r, i) => r.reqPerSec / (runs.ceiling[i] as Throughput).reqPerSec);
-  const stringRatios = runs.route.map((r, i) => r.reqPerSec / (runs.ceilingString[i] as Throughput).reqPerSec);
-  return {
-    bytes: Buffer.byteLength(real.body),
-    connections: CONNECTIONS,
-    secondsPerRun: SECONDS,
-    rounds: ROUNDS,
-    routeReqPerSec: round(rps('route'), 0),
-    ceilingReqPerSec: round(rps('ceiling'), 0),
-    ratio: round(median(roundRatios), 3),
-    roundRatios: roundRatios.map((r) => round(r, 3)),
-    ceilingStringReqPerSec: round(rps('ceilingString'), 0),
-    ratioToStringCeiling: round(median(stringRatios), 3),
-    serverCpuUsPerRequest: Object.fromEntries(names.map((n) => [n, round(cpuUs(n), 1)])),
-    clientCpuUsPerRequest: Object.fromEntries(names.map((n) => [n, round(clientUs(n), 1)])),
-    p50Ms: Object.fromEntries(names.map((n) => [n, mean(runs[n].map((r) => r.p50Ms))])),
-    runs: Object.fromEntries(names.map((n) => [n, runs[n].map((r) => round(r.reqPerSec, 0))])),
-  };
+function selectedParts(): Set<Part> {
+  const asked = (process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = asked.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; known: ${PARTS.join(', ')}`);
+  return new Set(asked as Part[]);
 }
 
-async function importLatency(server: BenchServer) {
-  const url = `${server.url}/api/v1/decks/import`;
-  const exported = await timedRequest(`${server.url}/api/v1/decks/${server.deckId}`, { headers: { ...auth(server), accept: 'text/markdown' } });
-  if (exported.status !== 200) throw new Error(`markdown export failed: ${exported.status}`);
-  const bodies = {
-    json: { type: 'application/json', body: JSON.stringify(benchDeck()) },
-    markdown: { type: 'text/markdown', body: exported.body },
-  };
-  const samples: Record<'json' | 'markdown', number[]> = { json: [], markdown: [] };
-  const warmup = 20;
-  log(`import: ${warmup} warm-up and ${IMPORTS} timed imports per format, alternating`);
-  for (let i = 0; i < warmup + IMPORTS; i++) {
-    for (const format of ['json', 'markdown'] as const) {
-      const { type, body } = bodies[format];
-      const res = await timedRequest(url, { method: 'POST', headers: { ...auth(server), 'content-type': type }, body });
-      if (res.status !== 201) throw new Error(`import (${format}) failed: ${res.status} ${res.body.slice(0, 200)}`);
-      if (i >= warmup) samples[format].push(res.ms);
-    }
+function git(args: string[]): string | null {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
   }
-  const stats = (values: number[], body: string) => ({
-    bodyBytes: Buffer.byteLength(body),
-    p50Ms: round(percentile(values, 50)),
-    p99Ms: round(percentile(values, 99)),
-    meanMs: round(mean(values)),
-  });
-  return { requests: IMPORTS, json: stats(samples.json, bodies.json.body), markdown: stats(samples.markdown, bodies.markdown.body) };
 }
 
-async function listLatency(small: BenchServer, large: BenchServer) {
-  const first = (server: BenchServer) => `${server.url}/api/v1/decks?limit=25`;
-  // Follow nextToken DEEP_PAGES pages into the large store, then time that page like the others.
-  let token: string | null = null;
-  const followed: number[] = [];
-  for (let page = 0; page < DEEP_PAGES; page++) {
-    const url: string = token === null ? first(large) : `${first(large)}&token=${encodeURIComponent(token)}`;
-    const res = await timedRequest(url, { headers: auth(large) });
-    if (res.status !== 200) throw new Error(`list page ${page} failed: ${res.status}`);
-    followed.push(res.ms);
-    token = (JSON.parse(res.body) as { nextToken: string | null }).nextToken;
-    if (token === null) throw new Error(`the large store ended after ${page + 1} pages`);
-  }
-  const deep = `${first(large)}&token=${encodeURIComponent(token as string)}`;
-  const targets = { small: { server: small, url: first(small) }, large: { server: large, url: first(large) }, deep: { server: large, url: deep } };
-  const samples: Record<keyof typeof targets, number[]> = { small: [], large: [], deep: [] };
-  log(`list: ${LIST_REQUESTS} timed requests x 3 rounds per target, interleaved`);
-  // The order turns every round: whichever target comes first after a switch measured slower.
-  const orders: (keyof typeof targets)[][] = [['small', 'large', 'deep'], ['large', 'deep', 'small'], ['deep', 'small', 'large']];
-  for (let roundNo = 0; roundNo < 4; roundNo++) {
-    for (const name of orders[roundNo % orders.length] as (keyof typeof targets)[]) {
-      const { server, url } = targets[name];
-      for (let i = 0; i < LIST_REQUESTS; i++) {
-        const res = await timedRequest(url, { headers: auth(server) });
-        if (res.status !== 200) throw new Error(`list (${name}) failed: ${res.status}`);
-        // Round 0 is the warm-up.
-        if (roundNo > 0) samples[name].push(res.ms);
+async function main(): Promise<number> {
+  const started = Date.now();
+  const parts = selectedParts();
+  const results: Results = {};
+  const skip = (part: Part, why: string) => {
+    (results as Record<string, unknown>)[part === 'import' ? 'imports' : part] = { skipped: why };
+    parts.delete(part);
+  };
+  let wrkMissing = false;
+  if (findWrk() === null) {
+    for (const part of THROUGHPUT) {
+      if (parts.has(part)) {
+        wrkMissing = true;
+        skip(part, WRK_INSTALL_HINT);
       }
     }
+    if (wrkMissing) log(WRK_INSTALL_HINT);
   }
-  const p50 = (name: keyof typeof targets) => round(percentile(samples[name], 50), 3);
-  return {
-    requests: LIST_REQUESTS * 3,
-    smallStoreDecks: 100,
-    largeStoreDecks: LARGE_STORE,
-    small: { p50Ms: p50('small'), p99Ms: round(percentile(samples.small, 99), 3) },
-    large: { p50Ms: p50('large'), p99Ms: round(percentile(samples.large, 99), 3) },
-    deep: { page: DEEP_PAGES + 1, p50Ms: p50('deep'), p99Ms: round(percentile(samples.deep, 99), 3) },
-    largeOverSmall: round(p50('large') / p50('small'), 3),
-    deepOverSmall: round(p50('deep') / p50('small'), 3),
-    followPagesP50Ms: round(percentile(followed, 50), 3),
+  if (SOAK_MODE === 'off' && parts.has('soak')) skip('soak', 'BENCH_SOAK=off');
+  const pgUrls = postgresRedisUrls();
+  for (const part of ['postgres', 'scale'] as const) {
+    if (parts.has(part) && pgUrls === null) {
+      skip(part, 'no PostgreSQL and Redis: set BENCH_DATABASE_URL and BENCH_REDIS_URL (or TEST_DATABASE_URL and TEST_REDIS_URL)');
+    }
+  }
+
+  const commit = git(['rev-parse', 'HEAD']);
+  const machine = {
+    node: process.version, wrk: wrkVersion(), cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '',
+    platform: `${os.platform()} ${os.release()}`, loadAverageAtStart: os.loadavg().map((v) => round(v)),
   };
-}
+  const settings = {
+    parts: [...parts], rounds: ROUNDS, secondsPerRun: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS,
+    imports: IMPORTS, importWarmup: IMPORT_WARMUP, soak: SOAK_MODE,
+  };
+  log(`bench: ${[...parts].join(', ') || 'nothing'}; load average ${machine.loadAverageAtStart.join(' ')} on ${machine.cpus} cores`);
 
-/** The part of bench/scale.ts's figures printed in the table (all of them go to the JSON). */
-interface ScaleFigures {
-  skipped?: string;
-  deckRead?: { postgresRedisReqPerSec: number; postgresOverSqlite: number };
-}
-
-function table(rows: [string, string, string, string][]): string {
-  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')).join('\n');
-}
-
-async function main() {
-  const started = Date.now();
-  const wanted: [string, Record<string, string>][] = [];
-  if (ONLY.has('deck') || ONLY.has('import') || ONLY.has('reviews')) wanted.push(['deck', { BENCH_ROLE: 'deck' }]);
-  if (ONLY.has('list')) {
-    log(`seeding ${LARGE_STORE} decks into one store...`);
-    wanted.push(['list100', { BENCH_ROLE: 'list', BENCH_LIST_DECKS: '100' }]);
-    wanted.push(['list100k', { BENCH_ROLE: 'list', BENCH_LIST_DECKS: String(LARGE_STORE) }]);
-  }
-  const starting = await Promise.allSettled(wanted.map(([name, env]) => startBenchServer(name, env)));
-  const servers = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const failed = starting.find((s) => s.status === 'rejected');
-  if (failed) {
-    await Promise.all(servers.map((s) => s.stop()));
-    throw failed.reason;
-  }
-  const byName = (name: string) => servers.find((s) => s.name === name) as BenchServer;
+  let deck: DeckServer | null = null;
+  let ceiling: Ceiling | null = null;
   try {
-    const deck = ONLY.has('deck') ? await deckThroughput(byName('deck')) : null;
-    const imports = ONLY.has('import') ? await importLatency(byName('deck')) : null;
-    const list = ONLY.has('list') ? await listLatency(byName('list100'), byName('list100k')) : null;
-    if (ONLY.has('reviews')) log('reviews: answer 250 cards one at a time, then complete (bench/reviews.ts)');
-    const reviews = ONLY.has('reviews') ? await benchReviews(byName('deck').url, byName('deck').token) : null;
-    // PostgreSQL + Redis beside SQLite (issue 4, docs/deployment.md); skipped without a database.
-    if (ONLY.has('scale')) log('scale: PostgreSQL + Redis beside SQLite (bench/scale.ts)');
-    const scale = ONLY.has('scale') ? (await benchScale()) as ScaleFigures : null;
-    const goals = {
-      deckRatio: deck && { goal: '>= 0.7', met: deck.ratio >= 0.7 },
-      importJsonP50: imports && { goal: '< 25 ms', met: imports.json.p50Ms < 25 },
-      importMarkdownP50: imports && { goal: '< 25 ms', met: imports.markdown.p50Ms < 25 },
-      listLargeOverSmall: list && { goal: '<= 1.2', met: list.largeOverSmall <= 1.2 },
-    };
-    const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-    const results = {
-      at: new Date().toISOString(),
-      machine: {
-        node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '',
-        platform: `${os.platform()} ${os.release()}`, loadAverage1mAtEnd: round(os.loadavg()[0] ?? 0),
-      },
-      deck, imports, list, reviews, scale, goals,
-      runSeconds: Math.round((Date.now() - started) / 1000),
-    };
-    const rows: [string, string, string, string][] = [['figure', 'value', 'goal', 'verdict']];
-    if (deck) {
-      rows.push(
-        [`GET /decks/{id} (250 cards, ${Math.round(deck.bytes / 1024)} KiB), req/s`, String(deck.routeReqPerSec), '', ''],
-        ['bare route, same bytes as a Buffer (ceiling), req/s', String(deck.ceilingReqPerSec), '', ''],
-        ['  ratio (median of the rounds)', deck.ratio.toFixed(3), '>= 0.7', verdict(deck.ratio >= 0.7)],
-        ['bare route, same bytes as a string, req/s', String(deck.ceilingStringReqPerSec), '', ''],
-        ['  ratio to the string route', deck.ratioToStringCeiling.toFixed(3), '', ''],
-        ['server CPU µs per request, route / ceiling', `${deck.serverCpuUsPerRequest.route} / ${deck.serverCpuUsPerRequest.ceiling}`, '', ''],
-        ['autocannon CPU µs per request, route / ceiling', `${deck.clientCpuUsPerRequest.route} / ${deck.clientCpuUsPerRequest.ceiling}`, '', ''],
-      );
+    const needsDeck = ['deck', 'whoami', 'import', 'postgres', 'reviews', 'scale'].some((p) => parts.has(p as Part));
+    if (needsDeck) deck = await startDeckServer('flashdeck');
+    if (deck && (parts.has('deck') || parts.has('whoami'))) {
+      const paths = [deck.deckPath, `${API}/whoami`];
+      const started = await startCeilingFor(deck, paths);
+      ceiling = started.ceiling;
+      if (parts.has('deck')) results.deck = await againstCeiling('deck', deck, ceiling, deck.deckPath, started.real[deck.deckPath]);
+      if (parts.has('whoami')) results.whoami = await againstCeiling('whoami', deck, ceiling, `${API}/whoami`, started.real[`${API}/whoami`]);
+      await ceiling.stop();
+      ceiling = null;
     }
-    if (imports) {
-      rows.push(
-        ['POST /decks/import JSON, p50 / p99 ms', `${imports.json.p50Ms} / ${imports.json.p99Ms}`, 'p50 < 25', verdict(imports.json.p50Ms < 25)],
-        ['POST /decks/import markdown, p50 / p99 ms', `${imports.markdown.p50Ms} / ${imports.markdown.p99Ms}`, 'p50 < 25', verdict(imports.markdown.p50Ms < 25)],
-      );
+    if (deck && parts.has('postgres') && pgUrls) results.postgres = await postgresAgainstSqlite(pgUrls, deck);
+    if (deck && parts.has('import')) results.imports = await importLatency(deck);
+    if (deck && parts.has('reviews')) {
+      log('reviews: answer 250 cards one at a time, then complete (bench/reviews.ts)');
+      results.reviews = await benchReviews(deck.server.url, deck.token);
     }
-    if (list) {
-      rows.push(
-        ['GET /decks?limit=25, 100 decks, p50 ms', String(list.small.p50Ms), '', ''],
-        [`GET /decks?limit=25, ${LARGE_STORE} decks, p50 ms`, String(list.large.p50Ms), '', ''],
-        ['  large / small', list.largeOverSmall.toFixed(3), '<= 1.2', verdict(list.largeOverSmall <= 1.2)],
-        [`  page ${list.deep.page} of the large store, p50 ms`, String(list.deep.p50Ms), '', ''],
-      );
-    }
-    if (reviews) {
-      rows.push(
-        ['POST /reviews/{id}/answers, p50 / p99 ms', `${reviews.answerP50Ms} / ${reviews.answerP99Ms}`, 'p50 < 5', verdict(reviews.answerP50Ms < 5)],
-        ['POST /reviews/{id}/complete (250 answers), ms', String(reviews.completeMs), '', ''],
-      );
-    }
-    if (scale?.skipped) rows.push(['PostgreSQL + Redis figures', 'skipped', '', '']);
-    if (scale?.deckRead) {
-      rows.push(
-        ['GET /decks/{id} on PostgreSQL + Redis, req/s', String(scale.deckRead.postgresRedisReqPerSec), '', ''],
-        ['  PostgreSQL / SQLite', scale.deckRead.postgresOverSqlite.toFixed(3), '>= 0.6', verdict(scale.deckRead.postgresOverSqlite >= 0.6)],
-      );
-    }
-    process.stdout.write(`\n${table(rows)}\n\n`);
-    if (scale?.skipped) process.stdout.write(`scale figures skipped: ${scale.skipped}\n`);
-    const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`figures written to ${path.relative(process.cwd(), out)} (run took ${results.runSeconds} s; load average ${results.machine.loadAverage1mAtEnd} on ${results.machine.cpus} cores)\n`);
+    if (parts.has('list')) results.list = await listLatency();
+    if (deck && parts.has('scale') && pgUrls) results.scale = await benchScale(pgUrls, deck);
+    if (parts.has('soak')) results.soak = await soak();
   } finally {
-    await Promise.all(servers.map((s) => s.stop()));
+    await ceiling?.stop();
+    await deck?.server.stop();
   }
+
+  const loadAverageAtEnd = os.loadavg().map((v) => round(v));
+  const dirty = (git(['status', '--porcelain']) ?? '') !== '';
+  const at = new Date().toISOString();
+  const header = [
+    `Flashdeck bench, ${at}; commit ${commit?.slice(0, 12) ?? 'unknown'}${dirty ? ' (with uncommitted changes)' : ''}`,
+    `Node ${machine.node}, wrk ${machine.wrk ?? 'missing'}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}`,
+    `load average (1, 5, 15 min) at start ${machine.loadAverageAtStart.join(' ')}, at end ${loadAverageAtEnd.join(' ')}: ` +
+      'other work on the machine moves req/s; CPU per request moves less',
+  ].join('\n');
+  process.stdout.write(`\n${report(results, header)}\n`);
+
+  const out = {
+    at, commit, dirty, machine: { ...machine, loadAverageAtEnd }, settings, ...results, goals: goals(results),
+    runSeconds: Math.round((Date.now() - started) / 1000),
+  };
+  const dir = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `bench-${at.replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  fs.copyFileSync(file, path.join(dir, 'latest.json'));
+  process.stdout.write(`figures written to ${path.relative(process.cwd(), file)} and bench/results/latest.json (run took ${out.runSeconds} s)\n`);
+  return wrkMissing ? 1 : 0;
 }
 
-main().catch((error: unknown) => {
+main().then((code) => { process.exitCode = code; }, (error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
+  process.exitCode = 1;
 });

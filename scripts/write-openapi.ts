@@ -9,7 +9,7 @@ const out = process.argv[2] ?? 'openapi.json';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-openapi-'));
 const app = await buildApp(loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' }), { logger: false });
 try {
-  fs.writeFileSync(out, `${JSON.stringify(app.swagger(), null, 2)}\n`);
+  fs.writeFileSync(out, `${JSON.stringify(app.apiDocument(), null, 2)}\n`);
 } finally {
   await app.close();
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,20 +1,29 @@
+// What services need from the outside world, built once at boot (src/services.ts, by the app and
+// by the CLI) and passed first to every service: `(ctx, actor, input)`, or `(ctx, input)` for an
+// operator's action.
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
-import type { DeckBodyCache } from './modules/decks/deck-body-cache.ts';
-import type { DeckVersionBoard } from './modules/decks/deck-versions.ts';
+import type { BodyCache } from './stores/body-cache.ts';
+import type { VersionBoard } from './stores/version-board/version-board.ts';
 
-/** What services need from the outside world; built once at boot (and by the CLI). */
+/** Server-wide keys, read once at boot (operator config, else made once and kept in the database). */
+export interface Secrets {
+  /** Keys the HMAC under which personal access tokens are stored. */
+  readonly tokenHashKey: string;
+  /** Signs GET /decks continuation tokens so a tampered one is refused. */
+  readonly cursorKey: string;
+}
+
 export interface ServiceContext {
   readonly db: Db;
   readonly clock: Clock;
   readonly publicUrl: string;
   readonly deckLimit: number | null;
-  /** Signs GET /decks continuation tokens so a tampered one is refused. */
-  readonly cursorKey: string;
-  /** Rendered deck reads, per deck version (one per app). */
-  readonly deckBodies: DeckBodyCache;
+  readonly secrets: Secrets;
+  /** Rendered deck reads, per deck version (one cache per app). */
+  readonly deckBodies: BodyCache;
   /** Deck versions shared by every instance, so a held body needs no database read. */
-  readonly deckVersions: DeckVersionBoard;
+  readonly deckVersions: VersionBoard;
 }
 
 /** Runs last inside a write's transaction, with its result (the idempotency record goes here). */

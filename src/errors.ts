@@ -1,8 +1,10 @@
-// One catalog of error codes and their HTTP status. Services throw AppError; the handler in
-// plugins/error-handler.ts renders the envelope.
+// One catalog of error codes and their HTTP status. Services throw AppError and nothing else; each
+// surface renders them its way (the API's envelope: src/surfaces/api/errors.ts; the CLI's one line
+// on stderr: src/cli/flashdeck.ts).
 
 export const ERROR_CATALOG = {
   BAD_REQUEST: { status: 400, description: 'Malformed query string, header or empty body' },
+  INVALID_INPUT: { status: 400, description: 'A value given to an account or token action is not valid; details.field names it' },
   PARSE_FAILED: { status: 400, description: 'Markdown body cannot be parsed; details.line names the line' },
   SCHEMA_INVALID: { status: 400, description: 'JSON body fails validation; details.field names the offending field path' },
   TOO_MANY_CARDS: { status: 400, description: 'More than 250 cards in the body, or the deck would exceed 250 cards' },
@@ -15,10 +17,14 @@ export const ERROR_CATALOG = {
   DECK_NOT_FOUND: { status: 404, description: 'The deck does not exist or is not owned by the user' },
   CARD_NOT_FOUND: { status: 404, description: 'The card does not exist in the deck' },
   SESSION_NOT_FOUND: { status: 404, description: 'The review session does not exist or is not owned by the user' },
+  USER_NOT_FOUND: { status: 404, description: 'No user has this email address' },
+  TOKEN_NOT_FOUND: { status: 404, description: 'No token has this id' },
   IDEMPOTENCY_CONFLICT: { status: 409, description: 'Same Idempotency-Key with a different request' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, description: 'A request with this Idempotency-Key is still in progress; retry after Retry-After' },
   ANSWER_CONFLICT: { status: 409, description: 'The card was already answered with a different rating' },
   SESSION_NOT_ACTIVE: { status: 409, description: 'The review session is completed or abandoned' },
+  USER_EXISTS: { status: 409, description: 'A user with this email address already exists' },
+  TOKEN_ALREADY_REVOKED: { status: 409, description: 'The token is already revoked' },
   VERSION_MISMATCH: { status: 412, description: 'If-Match names a version that is not the current one' },
   URI_TOO_LONG: { status: 414, description: 'A path parameter is longer than 500 characters' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body exceeds the operator limit' },

@@ -1,11 +1,33 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+// HTTP helpers shared by the surfaces and the API's route modules. Depends on no feature module.
+import type { IncomingMessage } from 'node:http';
+import type {
+  FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { ServiceContext } from './context.ts';
+import type { BeforeCommit, ServiceContext } from './context.ts';
+import { AppError } from './errors.ts';
 
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** A module's routes: registered under {base_url} with the services they call. */
-export type RouteModule = (app: Api, ctx: ServiceContext) => void;
+/**
+ * Answers an idempotent write (a route that declares `config.idempotency`): runs `write` at most
+ * once per Idempotency-Key, passing it the before-commit hook its service must take, and sends the
+ * response (`status` of the result) or the stored one (src/surfaces/api/idempotency.ts).
+ */
+export type IdempotentReply = <R extends object>(
+  request: FastifyRequest, reply: FastifyReply,
+  write: (beforeCommit: BeforeCommit<R> | undefined) => Promise<R>,
+  status: (result: R) => number,
+) => Promise<FastifyReply>;
+
+/** What the API's route modules are given. */
+export interface ApiDeps {
+  ctx: ServiceContext;
+  idempotent: IdempotentReply;
+}
+
+/** A module's API routes: registered under {base_url} by the API surface (src/surfaces/api/). */
+export type RouteModule = (app: Api, deps: ApiDeps) => void;
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -34,6 +56,36 @@ export function sendJson(reply: { type(contentType: string): unknown }, body: st
   return (reply as FastifyReply).type(JSON_TYPE).send(body);
 }
 
+/**
+ * The value of a header that must be sent at most once, or undefined. Node keeps only the first
+ * of some repeated headers (Authorization) and joins others (Idempotency-Key) with ", ", so only
+ * the raw list shows a repeat; a repeat is 400 BAD_REQUEST rather than a guess at which one counts.
+ * `name` is lower case.
+ */
+export function soleHeader(raw: IncomingMessage, name: string): string | undefined {
+  const value = raw.headers[name];
+  if (value === undefined) return undefined;
+  const list = raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < list.length; i += 2) {
+    const header = list[i];
+    if (header.length === name.length && header.toLowerCase() === name && ++seen > 1) {
+      throw new AppError('BAD_REQUEST', `The ${header} header must be sent once`, { field: name });
+    }
+  }
+  return typeof value === 'string' ? value : value.join(', ');
+}
+
+/**
+ * The caller of an API route the policy admitted (src/surfaces/api/request.ts declares
+ * `request.principal`); handlers run only then.
+ */
+export function principalOf(request: FastifyRequest): NonNullable<FastifyRequest['principal']> {
+  const principal = request.principal;
+  if (principal === null) throw new Error('an API handler ran without an authenticated principal');
+  return principal;
+}
+
 type RouteHooks = Record<string, unknown>;
 
 /**
@@ -42,5 +94,5 @@ type RouteHooks = Record<string, unknown>;
  */
 export function addRouteHook(route: RouteHooks, name: 'onRequest' | 'preValidation' | 'preHandler' | 'onSend' | 'onResponse', hook: unknown): void {
   const existing = route[name];
-  route[name] = existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+  route[name] = existing === undefined ? [hook] : [...(Array.isArray(existing) ? (existing as unknown[]) : [existing]), hook];
 }

@@ -8,7 +8,7 @@ export function randomBase62(length: number): string {
   while (out.length < length) {
     const bytes = randomBytes(length * 2);
     for (let i = 0; i < bytes.length && out.length < length; i++) {
-      const b = bytes[i] as number;
+      const b = bytes[i];
       if (b < 248) out += BASE62[b % 62];
     }
   }

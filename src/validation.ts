@@ -1,8 +1,16 @@
 // Two Ajv instances: bodies are validated strictly (no coercion, no defaults: the body a client
 // sends is the body we hash for idempotency), query strings and headers with coercion.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+//
+// Every body validator (Fastify's, through bodyAjv.compile, and assertBody's) bounds its own work:
+// an array longer than its schema's maxItems, or a string longer than its maxLength, is refused
+// before Ajv looks at any item or runs any pattern; free-form values are bounded by the
+// `x-json-limits` keyword before anything walks them; and only a body of the right shape is then
+// read for strings that are not well-formed Unicode (lone surrogates, which no store can keep:
+// they became U+FFFD, so the same payload changed the deck again).
+import { Ajv, type ErrorObject, type KeywordDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError } from './errors.ts';
+import type { Static, TSchema } from 'typebox';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -20,6 +28,166 @@ function makeAjv(coerce: boolean): Ajv {
 
 export const bodyAjv = makeAjv(false);
 export const queryAjv = makeAjv(true);
+
+const compileBody = bodyAjv.compile.bind(bodyAjv);
+bodyAjv.compile = ((schema: object, meta?: boolean) => {
+  const validate = compileBody(schema, meta);
+  return meta === true ? validate : withBoundedWork(schema, validate);
+}) as typeof bodyAjv.compile;
+
+/** Adds a keyword to body validation (schemas that use it must be compiled after). */
+export function addBodyKeyword(definition: KeywordDefinition): void {
+  bodyAjv.addKeyword(definition);
+}
+
+function withBoundedWork(schema: object, validate: ValidateFunction): ValidateFunction {
+  const bounded = ((data: unknown) => {
+    const oversized = oversizedValues(schema, data);
+    const errors = oversized.length > 0 ? oversized : validate(data) ? unkeepableText(data) : validate.errors ?? [];
+    bounded.errors = errors.length > 0 ? errors : null;
+    return errors.length === 0;
+  }) as ValidateFunction;
+  return Object.assign(bounded, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+}
+
+type SchemaNode = {
+  type?: unknown; maxItems?: number; maxLength?: number; items?: unknown; properties?: Record<string, unknown>; anyOf?: unknown[];
+};
+
+/** Length in code points, as JSON Schema counts it; only counted when the UTF-16 length is over. */
+function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let n = 0;
+  for (const _ of text) if (++n > max) return true;
+  return false;
+}
+
+/**
+ * Arrays longer than their maxItems and strings longer than their maxLength, along the schema's
+ * properties and items: found before Ajv runs, so that (with allErrors) it never validates each of
+ * 100,000 cards, nor runs a pattern over a megabyte string (a pattern's backtracking stack can
+ * overflow on one). An array over its limit is not looked into.
+ */
+function oversizedValues(schema: object, data: unknown): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  const stack: [SchemaNode, unknown, string][] = [[schema, data, '']];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [node, value, path] = entry;
+    for (const branch of node.anyOf ?? []) stack.push([branch as SchemaNode, value, path]);
+    if (typeof value === 'string' && node.type === 'string' && node.maxLength !== undefined && longerThan(value, node.maxLength)) {
+      errors.push({
+        instancePath: path, schemaPath: '#/maxLength', keyword: 'maxLength', params: { limit: node.maxLength },
+        message: `must NOT have more than ${node.maxLength} characters`,
+      });
+    } else if (Array.isArray(value) && node.type === 'array') {
+      if (node.maxItems !== undefined && value.length > node.maxItems) {
+        errors.push({
+          instancePath: path, schemaPath: '#/maxItems', keyword: 'maxItems', params: { limit: node.maxItems },
+          message: `must NOT have more than ${node.maxItems} items`,
+        });
+      } else if (typeof node.items === 'object' && node.items !== null) {
+        for (let i = value.length - 1; i >= 0; i--) stack.push([node.items, value[i], `${path}/${i}`]);
+      }
+    } else if (isRecord(value) && node.type === 'object' && node.properties) {
+      for (const [key, child] of Object.entries(node.properties).reverse()) {
+        if (Object.hasOwn(value, key)) stack.push([child as SchemaNode, value[key], `${path}/${key}`]);
+      }
+    }
+  }
+  return errors;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const pointerSegment = (key: string | number) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+
+
+/**
+ * A property named with one backslash (`"\\"`, `"\u005c"`) as JSON text: once V8's JSON.parse has
+ * read such a key (Node 24.21, V8 13.6), it reads every later one-character key written as an escape
+ * (`"\u00e9"`, `"\n"`, `"\""`) as a backslash, in the whole process. Nothing with such a key is
+ * stored (malformedStrings refuses it), so stored JSON never does this; JSON text from outside must be
+ * checked with this before JSON.parse. Only a real key can match: a string cannot hold a raw quote.
+ */
+export const BACKSLASH_KEY = /[{,]\s*"\\(?:\\|u005[cC])"\s*:/;
+
+/**
+ * Text that cannot be kept as sent: strings and property names that are not well-formed UTF-16 (a
+ * lone surrogate cannot be stored or sent as UTF-8), and property names of one backslash
+ * (BACKSLASH_KEY). Run on a body that passed its schema, so its depth is bounded.
+ */
+function unkeepableText(data: unknown): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  const report = (path: string, message: string) => errors.push({ instancePath: path, schemaPath: '#', keyword: 'wellFormed', params: {}, message });
+  const stack: [unknown, string][] = [[data, '']];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [value, path] = entry;
+    if (typeof value === 'string') {
+      if (!value.isWellFormed()) report(path, 'must be well-formed Unicode text (it holds a lone surrogate)');
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}/${i}`]);
+    } else if (isRecord(value)) {
+      for (const [key, child] of Object.entries(value).reverse()) {
+        const childPath = `${path}/${pointerSegment(key.toWellFormed())}`;
+        if (!key.isWellFormed()) report(childPath, 'is a property name that is not well-formed Unicode (it holds a lone surrogate)');
+        if (key === '\\') report(childPath, 'is a property name of one backslash, which is not accepted');
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return errors;
+}
+
+export interface JsonLimits {
+  /** Nesting levels, the value itself being the first */
+  maxDepth: number;
+  /** Object properties plus array items, at every depth */
+  maxMembers: number;
+  /** Bytes of its compact UTF-8 JSON form */
+  maxBytes: number;
+}
+
+/**
+ * Why a free-form JSON value breaks its limits, or null. Iterative and stops at the first limit
+ * passed, so its cost is bounded by the limits, never by the value (which may be nested 100,000 deep).
+ */
+export function jsonLimitsProblem(value: unknown, limits: JsonLimits): string | null {
+  let members = 0;
+  let chars = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [node, depth] = entry;
+    if (typeof node === 'string') chars += node.length;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > limits.maxDepth) return `must be nested at most ${limits.maxDepth} levels deep`;
+    const entries: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    members += entries.length;
+    if (members > limits.maxMembers) return `must have at most ${limits.maxMembers} members (object properties and array items at every depth)`;
+    if (!Array.isArray(node)) for (const key of Object.keys(node)) chars += key.length;
+    // UTF-8 takes at least a byte per UTF-16 unit: past this, the JSON form is too large too.
+    if (chars > limits.maxBytes) break;
+    for (const entry of entries) stack.push([entry, depth + 1]);
+  }
+  // Bounded now (depth, members, text), so serialising is cheap and cannot overflow the stack.
+  if (chars > limits.maxBytes || Buffer.byteLength(JSON.stringify(value)) > limits.maxBytes) {
+    return `must be at most ${limits.maxBytes} bytes as JSON`;
+  }
+  return null;
+}
+
+// "x-json-limits": {maxDepth, maxMembers, maxBytes} on a free-form value (card templateData).
+addBodyKeyword({
+  keyword: 'x-json-limits',
+  schemaType: 'object',
+  errors: true,
+  validate: function checkJsonLimits(limits: JsonLimits, data: unknown): boolean {
+    const problem = jsonLimitsProblem(data, limits);
+    (checkJsonLimits as { errors?: Partial<ErrorObject>[] }).errors = problem === null ? [] : [{ keyword: 'x-json-limits', message: problem, params: { ...limits } }];
+    return problem === null;
+  },
+});
 
 /** `/cards/3/frontMedia/imageUrl` -> `cards[3].frontMedia.imageUrl` */
 export function fieldPath(instancePath: string, missingProperty?: string): string {
@@ -84,12 +252,12 @@ function dedupe(list: { field: string; message: string }[]): { field: string; me
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** Validates a body produced outside Fastify's pipeline (a parsed markdown deck). */
-export function assertBody<T>(schema: object, value: unknown): T {
+export function assertBody<S extends TSchema>(schema: S, value: unknown): Static<S> {
   let validate = compiled.get(schema);
   if (!validate) {
     validate = bodyAjv.compile(schema);
     compiled.set(schema, validate);
   }
   if (!validate(value)) throw bodyValidationError(validate.errors ?? []);
-  return value as T;
+  return value as Static<S>;
 }

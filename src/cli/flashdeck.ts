@@ -3,12 +3,16 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { migrateToLatest, openStore, type Db } from '../db/database.ts';
-import { listActivityOfToken } from '../modules/activity/activity.repository.ts';
-import { getOrCreateSecret } from '../modules/system/settings.repository.ts';
-import { createToken, listTokens, requireToken, revokeToken } from '../modules/tokens/tokens.service.ts';
-import { addUser } from '../modules/users/users.service.ts';
-import { UsageError } from '../usage-error.ts';
+import type { ServiceContext } from '../context.ts';
+import { migrateToLatest, openStore } from '../db/database.ts';
+import { isAppError } from '../errors.ts';
+import { listTokenActivity } from '../modules/activity/activity.service.ts';
+import { createToken, listTokens, revokeToken } from '../modules/tokens/tokens.service.ts';
+import { addUser, getUserByEmail } from '../modules/users/users.service.ts';
+import { createServiceContext } from '../services.ts';
+
+/** A mistake in the command line itself: printed as one line on stderr, exit code 1. */
+class UsageError extends Error {}
 
 const USAGE = `usage:
   flashdeck users add EMAIL
@@ -26,12 +30,12 @@ function option(values: Record<string, unknown>, name: string): string {
 }
 
 function positional(list: string[], index: number, what: string): string {
-  const value = list[index];
+  const value = list.at(index);
   if (value === undefined) throw new UsageError(`${what} is required\n${USAGE}`);
   return value;
 }
 
-async function run(db: Db, hashKey: () => Promise<string>, argv: string[], out: Out): Promise<void> {
+async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -44,7 +48,8 @@ async function run(db: Db, hashKey: () => Promise<string>, argv: string[], out: 
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const [group, action] = positionals;
+  const group = positionals.at(0);
+  const action = positionals.at(1);
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   if (values.help || command === '') {
     out.stdout(USAGE);
@@ -52,24 +57,28 @@ async function run(db: Db, hashKey: () => Promise<string>, argv: string[], out: 
   }
   switch (command) {
     case 'users add': {
-      const user = await addUser(db, systemClock, positional(positionals, 2, 'EMAIL'));
+      const user = await addUser(ctx, { email: positional(positionals, 2, 'EMAIL') });
       out.stdout(user.id);
       return;
     }
     case 'tokens create': {
       const days = values['expires-days'];
       if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-days must be a whole number');
-      const { token } = await createToken(db, systemClock, await hashKey(), {
-        email: option(values, 'user'),
-        name: option(values, 'name'),
-        scopes: option(values, 'scopes').split(','),
+      const email = option(values, 'user');
+      const name = option(values, 'name');
+      const scopes = option(values, 'scopes').split(',');
+      const user = await getUserByEmail(ctx, { email });
+      const { token } = await createToken(ctx, { userId: user.id }, {
+        name,
+        scopes,
         expiresDays: days === undefined ? undefined : Number(days),
       });
       out.stdout(token);
       return;
     }
     case 'tokens list': {
-      for (const t of await listTokens(db, option(values, 'user'))) {
+      const user = await getUserByEmail(ctx, { email: option(values, 'user') });
+      for (const t of await listTokens(ctx, { userId: user.id })) {
         const status = t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? 'expired' : 'active';
         out.stdout([t.id, t.name, t.prefix, t.scopes.join(','), status, `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`].join('\t'));
       }
@@ -77,16 +86,15 @@ async function run(db: Db, hashKey: () => Promise<string>, argv: string[], out: 
     }
     case 'tokens revoke': {
       const id = positional(positionals, 2, 'TOKEN_ID');
-      await revokeToken(db, systemClock, id);
+      await revokeToken(ctx, { tokenId: id });
       out.stdout(`revoked ${id}`);
       return;
     }
     case 'tokens activity': {
       const id = positional(positionals, 2, 'TOKEN_ID');
-      await requireToken(db, id);
       const limit = values.limit === undefined ? 100 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
-      for (const e of await listActivityOfToken(db, id, limit)) {
+      for (const e of await listTokenActivity(ctx, { tokenId: id, limit })) {
         out.stdout([e.at, e.method, e.route, e.deckId ?? '-', e.status, `${e.durationMs}ms`, e.clientIp ?? '-', e.userAgent ?? '-', e.requestId].join('\t'));
       }
       return;
@@ -102,18 +110,29 @@ export async function main(argv: string[], env: Record<string, string | undefine
     const config = loadConfig(env);
     store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
     await migrateToLatest(store.db);
-    const db = store.db;
-    await run(db, async () => config.tokenHashKey ?? getOrCreateSecret(db, 'token_hash_key'), argv, {
+    const ctx = await createServiceContext({
+      db: store.db, clock: systemClock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
+    });
+    await run(ctx, argv, {
       stdout: (line) => process.stdout.write(`${line}\n`),
     });
     return 0;
   } catch (error) {
-    const message = error instanceof UsageError || error instanceof ConfigError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)
-      ? error.message
-      : `failed: ${error instanceof Error ? error.message : String(error)}`;
-    process.stderr.write(`flashdeck: ${message}\n`);
+    process.stderr.write(`flashdeck: ${describe(error)}\n`);
     return 1;
   } finally {
     await store?.close();
   }
+}
+
+/**
+ * The one line an operator reads: a refusal from a service (a catalog error the request caused:
+ * 4xx) or a mistake on the command line as it is; anything else is a failure of the command.
+ */
+function describe(error: unknown): string {
+  if (isAppError(error) && error.status < 500) return error.message;
+  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+  // parseArgs' own refusals (an unknown option): TypeErrors with a code.
+  if (error instanceof Error && error.name === 'TypeError' && 'code' in error) return error.message;
+  return `failed: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -101,7 +101,7 @@ export async function migrateToLatest(db: Db): Promise<void> {
  * run) can live in its own schema.
  */
 async function ensureSchema(conn: Db): Promise<string> {
-  const current = async () => (await sql<{ path: string; current: string | null }>`select current_setting('search_path') as path, current_schema() as current`.execute(conn)).rows[0];
+  const current = async () => (await sql<{ path: string; current: string | null }>`select current_setting('search_path') as path, current_schema() as current`.execute(conn)).rows.at(0);
   const row = await current();
   if (row?.current) return row.current;
   const first = (row?.path.split(',')[0] ?? '').trim().replace(/^"(.*)"$/, '$1');
@@ -125,7 +125,7 @@ function introspectingOnly(db: Db, schema: string): Db {
     get(target, prop) {
       if (prop === 'introspection') return introspection;
       const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

@@ -5,7 +5,10 @@ import type { Database } from './types.ts';
  * Where the two dialects differ: DDL in migrations (identity columns, text collation), and how a
  * batch of rows is best inserted (insertRows).
  */
-export function isPostgres(db: Kysely<any>): boolean {
+/** Any Kysely instance, typed or not (migrations see the database untyped). */
+type AnyKysely = Pick<Kysely<Database>, 'getExecutor'>;
+
+export function isPostgres(db: AnyKysely): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -14,7 +17,7 @@ export function isPostgres(db: Kysely<any>): boolean {
  * compares text: ORDER BY, keyset comparisons and unique checks then agree across both stores,
  * whatever collation the operator's database was created with.
  */
-export function textType(db: Kysely<any>): 'text' | RawBuilder<unknown> {
+export function textType(db: AnyKysely): 'text' | RawBuilder<unknown> {
   return isPostgres(db) ? sql`text collate "C"` : 'text';
 }
 
@@ -26,10 +29,10 @@ export function textType(db: Kysely<any>): 'text' | RawBuilder<unknown> {
  * against 11 µs of PostgreSQL per row; on SQLite JSON was the slower one (12 against 6 µs).
  * Strings must not hold U+0000, which PostgreSQL refuses in JSON text.
  */
-export async function insertRows<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
+export async function insertRows<T extends keyof Database>(db: Kysely<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
   if (rows.length === 0) return;
   if (!isPostgres(db)) {
-    await db.insertInto(table).values(rows as never).execute();
+    await db.insertInto(table).values(rows).execute();
     return;
   }
   const columns = sql.join(Object.keys(rows[0] as object).map((c) => sql.ref(c)));

@@ -12,7 +12,7 @@ import pg from 'pg';
 // Long texts are the multi-row inserts, whose text varies with the row count: left unnamed, so a
 // connection holds a bounded set of statements.
 const MAX_PREPARED_TEXT = 1500;
-const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+const PREPARABLE = /^\s*(?:select|insert|update|delete|with)\b/i;
 const names = new Map<string, string>();
 
 function nameOf(text: string): string {
@@ -27,11 +27,11 @@ function nameOf(text: string): string {
 
 // U+FFFF (a noncharacter) escapes: U+0000 -> U+FFFF '0', U+FFFF -> U+FFFF '1'.
 const ESC = '\uFFFF';
-const NEEDS_ESCAPE = /[\u0000\uFFFF]/;
+const NEEDS_ESCAPE = /[\0\uFFFF]/;
 const ESCAPED = /\uFFFF[01]/g;
 
 function escapeNul(value: string): string {
-  return NEEDS_ESCAPE.test(value) ? value.replace(/[\u0000\uFFFF]/g, (ch) => (ch === ESC ? `${ESC}1` : `${ESC}0`)) : value;
+  return NEEDS_ESCAPE.test(value) ? value.replace(/[\0\uFFFF]/g, (ch) => (ch === ESC ? `${ESC}1` : `${ESC}0`)) : value;
 }
 
 function unescapeNul(value: string): string {
@@ -59,10 +59,14 @@ export class PreparingClient extends pg.Client {
   /** Statements this connection must no longer run by name (their result type changed). */
   readonly #unnamed = new Set<string>();
 
-  // pg's other overloads (callbacks, config objects, submittables) pass through untouched.
+  // pg's other overloads (callbacks, config objects, submittables) pass through untouched; its
+  // overloads can only be overridden as one untyped signature.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query(...args: any[]): any {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
     const [text, rawValues] = args;
     if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(rawValues)) {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-argument
       return (super.query as (...a: unknown[]) => unknown)(...args);
     }
     const values = escapeValues(rawValues);

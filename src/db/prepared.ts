@@ -2,6 +2,7 @@
 // (docs/performance.md), on the path of every request (the token lookup) and of every deck read.
 // A prepared query is compiled once per dialect and run again with new parameters.
 import type { CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './types.ts';
 
 interface Compilable<R> {
   compile(): CompiledQuery<R>;
@@ -11,9 +12,9 @@ interface Compilable<R> {
  * `build` gets placeholder values (never sent to the store) and must use each parameter exactly
  * once, in order: the compiled query's parameters are replaced by the call's.
  */
-export function preparedQuery<P extends readonly unknown[], R>(build: (db: Kysely<any>, ...params: P) => Compilable<R>, placeholders: P) {
+export function preparedQuery<P extends readonly unknown[], R>(build: (db: Kysely<Database>, ...params: P) => Compilable<R>, placeholders: P) {
   const compiledByAdapter = new WeakMap<object, CompiledQuery<R>>();
-  return async (db: Kysely<any>, ...params: P): Promise<R[]> => {
+  return async (db: Kysely<Database>, ...params: P): Promise<R[]> => {
     const adapter = db.getExecutor().adapter;
     let compiled = compiledByAdapter.get(adapter);
     if (compiled === undefined) {

@@ -32,7 +32,7 @@ class CachedSqliteConnection implements DatabaseConnection {
     if (stmt.reader) return { rows: stmt.all(params) as R[] };
     const { changes, lastInsertRowid } = stmt.run(params);
     return {
-      insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined,
+      insertId: BigInt(lastInsertRowid),
       numAffectedRows: BigInt(changes),
       rows: [],
     };
@@ -86,6 +86,8 @@ export class CachedSqliteDialect implements Dialect {
   createAdapter() {
     return new SqliteAdapter();
   }
+  // Kysely's Dialect interface: introspection is for any schema.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   createIntrospector(db: Kysely<any>) {
     return new SqliteIntrospector(db);
   }

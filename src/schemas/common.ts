@@ -11,7 +11,7 @@ export const DateTime = Type.String({ format: 'date-time' });
  */
 export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
+  for (const code of new Set(codes)) {
     const status = ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -31,10 +31,13 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSch
   return out;
 }
 
-/** Codes every token-authenticated route can return. */
-export const AUTH_ERRORS = ['UNAUTHORIZED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const satisfies readonly ErrorCode[];
-/** Codes of routes with a path parameter (longer than 500 characters: 414). */
-export const PATH_ERRORS = ['URI_TOO_LONG'] as const satisfies readonly ErrorCode[];
+/** Codes every token-authenticated route can return (BAD_REQUEST: the Authorization header sent twice). */
+export const AUTH_ERRORS = ['BAD_REQUEST', 'UNAUTHORIZED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'] as const satisfies readonly ErrorCode[];
+/**
+ * Codes of routes with a path parameter: longer than 500 characters, 414; percent-encoding that
+ * does not decode to text (`%ED%A0%80`, a lone surrogate), 400.
+ */
+export const PATH_ERRORS = ['BAD_REQUEST', 'URI_TOO_LONG'] as const satisfies readonly ErrorCode[];
 
 /** A path id: any length the router takes; an id that names nothing is the route's 404. */
 export const PathId = (description?: string) => Type.String({ minLength: 1, maxLength: 500, ...(description ? { description } : {}) });

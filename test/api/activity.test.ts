@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { listActivityOfToken, type ActivityEntry } from '../../src/modules/activity/activity.repository.ts';
-import { createDeck, deckBody, startServer, type ApiResponse, type RequestOptions, type TestServer } from '../helpers/server.ts';
+import { listTokenActivity, type ActivityEntry } from '../../src/modules/activity/activity.service.ts';
+import { revokeToken } from '../../src/modules/tokens/tokens.service.ts';
+import { createDeck, deckBody, manualClock, startServer, type ApiResponse, type RequestOptions, type TestServer } from '../helpers/server.ts';
 
 const AGENT = 'activity-test/1.0';
 
@@ -16,7 +17,7 @@ interface Expected {
 
 async function entriesOf(server: TestServer, tokenId: string): Promise<ActivityEntry[]> {
   await server.app.activity.flush();
-  return listActivityOfToken(server.app.services.db, tokenId, 1000);
+  return listTokenActivity(server.app.services, { tokenId, limit: 1000 });
 }
 
 describe('activity log', () => {
@@ -95,12 +96,47 @@ describe('activity log', () => {
     assert.deepEqual(await entriesOf(server, owner.tokenId).then((list) => list.map((e) => e.route)), ['/api/v1/decks/import']);
   });
 
+  test('should record a call made with a revoked token as 401 under that token', async () => {
+    const owner = await server.user();
+    const { deckId } = await createDeck(server, owner.token, 1);
+    const { token, tokenId } = await server.token(owner.email, ['decks:read'], 'revoked soon');
+    await revokeToken(server.app.services, { tokenId });
+    const res = await server.api('GET', `/decks/${deckId}`, { token, headers: { 'user-agent': AGENT } });
+    assert.equal(res.body.error.code, 'TOKEN_REVOKED');
+    const entries = await entriesOf(server, tokenId);
+    assert.equal(entries.length, 1);
+    assert.deepEqual(
+      { status: entries[0]?.status, route: entries[0]?.route, deckId: entries[0]?.deckId, userId: entries[0]?.userId, userAgent: entries[0]?.userAgent, requestId: entries[0]?.requestId },
+      { status: 401, route: '/api/v1/decks/:deckId', deckId, userId: owner.userId, userAgent: AGENT, requestId: res.headers.get('x-request-id') },
+    );
+  });
+
   test('should record nothing for a call without a valid token', async () => {
     const user = await server.user();
     const before = await entriesOf(server, user.tokenId);
     const tampered = `${user.token.slice(0, -1)}${user.token.endsWith('A') ? 'B' : 'A'}`;
     assert.equal((await server.api('GET', '/whoami', { token: tampered })).status, 401);
     assert.deepEqual(await entriesOf(server, user.tokenId), before);
+  });
+});
+
+describe('activity log of expired tokens', () => {
+  const time = manualClock('2030-04-01T08:00:00.000Z');
+  let server: TestServer;
+  before(async () => { server = await startServer({}, { clock: time.clock }); });
+  after(async () => { await server.close(); });
+
+  test('should record a call made with an expired token as 401 under that token', async () => {
+    const user = await server.user();
+    const created = await server.app.admin.createToken({ email: user.email, name: 'a week', scopes: ['decks:read'], expiresDays: 7 });
+    time.ms += 8 * 86_400_000;
+    const res = await server.api('GET', '/whoami', { token: created.token });
+    assert.equal(res.body.error.code, 'TOKEN_REVOKED');
+    const [entry, ...rest] = await entriesOf(server, created.summary.id);
+    assert.deepEqual(rest, []);
+    assert.equal(entry?.status, 401);
+    assert.equal(entry?.route, '/api/v1/whoami');
+    assert.equal(entry?.requestId, res.headers.get('x-request-id'));
   });
 });
 

@@ -90,7 +90,7 @@ describe('authentication', () => {
   test('should answer 401 TOKEN_REVOKED on every route once the token is revoked', async () => {
     const { token, tokenId } = await server.token(owner.email, ['decks:read', 'decks:write']);
     assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
-    await revokeToken(server.app.services.db, server.app.services.clock, tokenId);
+    await revokeToken(server.app.services, { tokenId });
     for (const route of routes(deckId, cardId)) {
       const res = await server.api(route.method, route.path, { token, json: route.json });
       assertUnauthorized(res, 'TOKEN_REVOKED', true);
@@ -100,9 +100,23 @@ describe('authentication', () => {
     assert.equal(deck.body.cardCount, 3);
   });
 
+  test('should refuse two Authorization headers with 400 BAD_REQUEST, whichever comes first, and write nothing', async () => {
+    const { token: other } = await server.user();
+    for (const [first, second] of [[owner.token, owner.token], [owner.token, other], [owner.token, 'not-a-token'], ['not-a-token', owner.token]]) {
+      const res = await server.api('GET', '/whoami', { token: first, repeat: [['authorization', `Bearer ${second}`]] });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+      assert.equal(res.headers.get('ratelimit'), null, 'not admitted, so not counted');
+    }
+    const patch = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { title: 'Twice' }, repeat: [['Authorization', `Bearer ${owner.token}`]] });
+    assert.equal(patch.status, 400);
+    assert.equal(patch.body.error.code, 'BAD_REQUEST');
+    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.title, 'Test deck');
+  });
+
   test('should keep other tokens of the user working after one is revoked', async () => {
     const { tokenId } = await server.token(owner.email, ['decks:read']);
-    await revokeToken(server.app.services.db, server.app.services.clock, tokenId);
+    await revokeToken(server.app.services, { tokenId });
     assert.equal((await server.api('GET', '/whoami', { token: owner.token })).status, 200);
   });
 });

@@ -160,12 +160,12 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
   test('should update only the given fields and return the card', async () => {
     const { deckId, version, cards: [, card] } = await deckWithCards();
     time.ms += 1000;
-    const res = await server.api('PATCH', `/decks/${deckId}/cards/${card!.id}`, { token, json: { front: 'Edited', oneSided: true } });
+    const res = await server.api('PATCH', `/decks/${deckId}/cards/${card.id}`, { token, json: { front: 'Edited', oneSided: true } });
     assert.equal(res.status, 200);
-    assert.equal(res.body.id, card!.id);
+    assert.equal(res.body.id, card.id);
     assert.equal(res.body.order, 1);
     assert.equal(res.body.front, 'Edited');
-    assert.equal(res.body.back, card!.back);
+    assert.equal(res.body.back, card.back);
     assert.equal(res.body.oneSided, true);
     const deck = (await server.api('GET', `/decks/${deckId}`, { token })).body;
     assert.deepEqual(deck.cards[1], res.body);
@@ -175,8 +175,8 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
 
   test('should replace the whole extras object when extras is given', async () => {
     const { deckId, cards: [card] } = await deckWithCards(1);
-    await server.api('PATCH', `/decks/${deckId}/cards/${card!.id}`, { token, json: { extras: { subject: 'Biology', topic: 'Cells' } } });
-    const res = await server.api('PATCH', `/decks/${deckId}/cards/${card!.id}`, { token, json: { extras: { topic: 'Mitosis' } } });
+    await server.api('PATCH', `/decks/${deckId}/cards/${card.id}`, { token, json: { extras: { subject: 'Biology', topic: 'Cells' } } });
+    const res = await server.api('PATCH', `/decks/${deckId}/cards/${card.id}`, { token, json: { extras: { topic: 'Mitosis' } } });
     assert.equal(res.status, 200);
     assert.equal(res.body.extras.topic, 'Mitosis');
     assert.equal(res.body.extras.subject, undefined);
@@ -187,18 +187,18 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
     const { deckId } = await deckWithCards(1);
     const other = await deckWithCards(1);
     assertError(await server.api('PATCH', `/decks/${deckId}/cards/crd_nope`, { token, json: { front: 'x' } }), 404, 'CARD_NOT_FOUND');
-    assertError(await server.api('PATCH', `/decks/${deckId}/cards/${other.cards[0]!.id}`, { token, json: { front: 'x' } }), 404, 'CARD_NOT_FOUND');
+    assertError(await server.api('PATCH', `/decks/${deckId}/cards/${other.cards[0].id}`, { token, json: { front: 'x' } }), 404, 'CARD_NOT_FOUND');
     assert.equal((await server.api('GET', `/decks/${other.deckId}`, { token })).body.cards[0].front, 'Question 1');
   });
 
   test('should answer 404 DECK_NOT_FOUND for an unknown deck', async () => {
     const { cards: [card] } = await deckWithCards(1);
-    assertError(await server.api('PATCH', `/decks/dck_nope/cards/${card!.id}`, { token, json: { front: 'x' } }), 404, 'DECK_NOT_FOUND');
+    assertError(await server.api('PATCH', `/decks/dck_nope/cards/${card.id}`, { token, json: { front: 'x' } }), 404, 'DECK_NOT_FOUND');
   });
 
   test('should answer 412 VERSION_MISMATCH for a stale If-Match and accept the current version quoted or not', async () => {
     const { deckId, version, cards: [card] } = await deckWithCards(1);
-    const path = `/decks/${deckId}/cards/${card!.id}`;
+    const path = `/decks/${deckId}/cards/${card.id}`;
     time.ms += 1000;
     assert.equal((await server.api('PATCH', path, { token, headers: { 'if-match': version }, json: { front: 'One' } })).status, 200);
     assertError(await server.api('PATCH', path, { token, headers: { 'if-match': version }, json: { front: 'Lost' } }), 412, 'VERSION_MISMATCH');
@@ -214,7 +214,7 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
 
   test('should answer 400 SCHEMA_INVALID for an empty patch, unknown fields or a blank card', async () => {
     const { deckId, cards: [card] } = await deckWithCards(1);
-    const path = `/decks/${deckId}/cards/${card!.id}`;
+    const path = `/decks/${deckId}/cards/${card.id}`;
     assertError(await server.api('PATCH', path, { token, json: {} }), 400, 'SCHEMA_INVALID');
     const unknown = await server.api('PATCH', path, { token, json: { id: 'crd_mine' } });
     assertError(unknown, 400, 'SCHEMA_INVALID');
@@ -228,7 +228,7 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
 
   test('should answer 400 BAD_REQUEST for malformed JSON and an empty body, 415 for markdown', async () => {
     const { deckId, cards: [card] } = await deckWithCards(1);
-    const path = `/decks/${deckId}/cards/${card!.id}`;
+    const path = `/decks/${deckId}/cards/${card.id}`;
     assertError(await server.api('PATCH', path, { token, body: '{front:', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
     assertError(await server.api('PATCH', path, { token }), 400, 'BAD_REQUEST');
     assertError(await server.api('PATCH', path, { token, body: '## Front\nx', headers: { 'content-type': 'text/markdown' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { createDeck, deckBody, startServer, type TestServer } from '../helpers/server.ts';
 
 type Card = { id: string; order: number; front: string | null };
 
@@ -29,7 +29,7 @@ describe('concurrent writes', () => {
     const byId = new Map(cards.map((c) => [c.id, c]));
     let accepted = 0;
     results.forEach((res, i) => {
-      const size = SIZES[i] as number;
+      const size = SIZES[i];
       if (res.status === 200) {
         accepted += size;
         assert.equal(res.body.addedCount, size);
@@ -38,8 +38,8 @@ describe('concurrent writes', () => {
           assert.equal(added.front, `append ${i} card ${j}`);
         });
         const orders = (res.body.cards as Card[]).map((c) => c.order);
-        assert.deepEqual(orders, orders.map((_, j) => (orders[0] as number) + j), `append ${i} is not contiguous`);
-        assert.equal(res.body.cardCount, (orders[orders.length - 1] as number) + 1);
+        assert.deepEqual(orders, orders.map((_, j) => (orders[0]) + j), `append ${i} is not contiguous`);
+        assert.equal(res.body.cardCount, (orders[orders.length - 1]) + 1);
       } else {
         assert.equal(res.status, 400, res.text);
         assert.equal(res.body.error.code, 'TOO_MANY_CARDS');
@@ -67,7 +67,7 @@ describe('concurrent writes', () => {
     assert.ok(created.length >= 1);
     assert.equal(created.filter((r) => r.headers.get('idempotent-replayed') === null).length, 1, 'exactly one import ran');
     for (const res of created) {
-      assert.equal(res.text, (created[0] as ApiResponse).text);
+      assert.equal(res.text, (created[0]).text);
       if (res.headers.get('idempotent-replayed') !== null) assert.equal(res.headers.get('idempotent-replayed'), 'true');
     }
     const list = await server.api('GET', '/decks', { token });
@@ -126,7 +126,7 @@ describe('concurrent writes', () => {
     assert.equal(winners.length, 1);
     assert.ok(results.every((r) => r.status === 200 || r.body.error.code === 'VERSION_MISMATCH'));
     const deck = await server.api('GET', `/decks/${deckId}`, { token });
-    const winner = winners[0] as number;
+    const winner = winners[0];
     // Even writes patch the first card, odd ones append: only the winner's change is there.
     assert.equal(deck.body.cards.length, winner % 2 === 0 ? 2 : 3);
     assert.equal(deck.body.cards[0].front, winner % 2 === 0 ? `front ${winner}` : 'Question 1');

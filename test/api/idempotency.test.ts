@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { findRecord, insertClaim } from '../../src/modules/idempotency/idempotency.repository.ts';
+import { requestHash } from '../../src/surfaces/api/idempotency.ts';
 import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser, manualClock } from '../helpers/server.ts';
 
 const HOUR = 3_600_000;
@@ -164,6 +164,26 @@ describe('Idempotency-Key', () => {
     for (const key of ['c'.repeat(8), 'd'.repeat(128)]) assertFresh(await append(alice, deckId, card(key), key), 200);
   });
 
+  test('should refuse two Idempotency-Key headers with 400 BAD_REQUEST and run nothing', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    const decks = await deckCount(alice);
+    const [one, two] = [newKey(), newKey()];
+    const twice = (path: string, body: unknown, keys: [string, string]) => server.api('POST', path, {
+      token: alice.token, json: body, headers: { 'Idempotency-Key': keys[0] }, repeat: [['idempotency-key', keys[1]]],
+    });
+    for (const keys of [[one, two], [one, one]] as [string, string][]) {
+      for (const res of [await twice(`/decks/${deckId}/cards`, card('twice'), keys), await twice('/decks/import', deckBody(1, 'twice'), keys)]) {
+        assert.equal(res.status, 400, res.text);
+        assert.equal(res.body.error.code, 'BAD_REQUEST');
+      }
+    }
+    assert.equal(await cardCount(alice, deckId), 1);
+    assert.equal(await deckCount(alice), decks);
+    // Neither key was claimed: each runs once sent alone.
+    assertFresh(await append(alice, deckId, card('once'), one), 200);
+    assertFresh(await append(alice, deckId, card('once more'), two), 200);
+  });
+
   test('should forget a stored result after 24 hours', async () => {
     const key = newKey();
     const first = await importDeck(alice, deckBody(1, 'day old'), key);
@@ -177,27 +197,36 @@ describe('Idempotency-Key', () => {
   });
 
   test('should answer IDEMPOTENCY_KEY_IN_USE for a pending claim and let a request take it over after 60 seconds', async () => {
-    // The stored hash of a real request lets us plant a claim for the very same request.
-    const probeKey = newKey();
-    assertFresh(await importDeck(alice, deckBody(1, 'crashed'), probeKey), 201);
-    const probe = await findRecord(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key: probeKey });
-    assert.ok(probe);
+    // A claim for the very same request whose write never finishes, as a crashed process leaves
+    // it: made through the policy's idempotency runner, with the API's hash of that request.
     const key = newKey();
-    const claimed = await insertClaim(server.app.services.db, { userId: alice.userId, operation: 'import-deck', key }, probe.requestHash, time.clock.now().toISOString());
-    assert.equal(claimed, true);
+    const body = deckBody(1, 'crashed');
+    const call = { operation: 'import-deck', key, requestHash: requestHash('POST', '/api/v1/decks/import', {}, { mode: 'create' }, body) };
+    let claimed!: () => void;
+    const claimedNow = new Promise<void>((resolve) => { claimed = resolve; });
+    let crash!: (error: Error) => void;
+    const crashed = server.app.policy.idempotent({ userId: alice.userId }, call, () => {
+      claimed();
+      return new Promise<never>((_resolve, reject) => { crash = reject; });
+    }, () => ({ status: 201, body: '{}' }));
+    await claimedNow;
     const before = await deckCount(alice);
 
-    const busy = await importDeck(alice, deckBody(1, 'crashed'), key);
+    const busy = await importDeck(alice, body, key);
     assert.equal(busy.status, 409);
     assert.equal(busy.body.error.code, 'IDEMPOTENCY_KEY_IN_USE');
     assert.equal(busy.headers.get('retry-after'), '1');
     time.ms += 59_000;
-    assert.equal((await importDeck(alice, deckBody(1, 'crashed'), key)).body.error?.code, 'IDEMPOTENCY_KEY_IN_USE');
+    assert.equal((await importDeck(alice, body, key)).body.error?.code, 'IDEMPOTENCY_KEY_IN_USE');
     time.ms += 1000;
-    const taken = await importDeck(alice, deckBody(1, 'crashed'), key);
+    const taken = await importDeck(alice, body, key);
     assertFresh(taken, 201);
     assert.equal(await deckCount(alice), before + 1);
-    assertReplayOf(await importDeck(alice, deckBody(1, 'crashed'), key), taken);
+    assertReplayOf(await importDeck(alice, body, key), taken);
+    // The abandoned write failing now frees nothing: the key belongs to the request that took it.
+    crash(new Error('crashed'));
+    await assert.rejects(crashed, /crashed/);
+    assertReplayOf(await importDeck(alice, body, key), taken);
   });
 });
 

@@ -133,9 +133,9 @@ describe('POST /decks/import', () => {
     const first = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: payload });
     assert.equal(first.status, 200);
     const after = await deckOf(deckId);
-    assert.equal(after.cards[0].id, q3!.id);
-    assert.equal(after.cards[2].id, q1!.id);
-    assert.ok(![q1!.id, q2!.id, q3!.id].includes(after.cards[1].id));
+    assert.equal(after.cards[0].id, q3.id);
+    assert.equal(after.cards[2].id, q1.id);
+    assert.ok(![q1.id, q2.id, q3.id].includes(after.cards[1].id));
     assert.deepEqual(after.cards.map((c: { order: number }) => c.order), [0, 1, 2]);
 
     time.ms += 1000;
@@ -235,8 +235,8 @@ describe('POST /decks/import', () => {
 
   test('should accept https image URLs and root-relative paths', async () => {
     const body = deckBody(2);
-    Object.assign(body.cards[0]!, { frontMedia: { imageUrl: 'https://img.example.com/a.png', imageAlt: 'A cell' } });
-    Object.assign(body.cards[1]!, { backMedia: { imageUrl: '/media/b.png' } });
+    Object.assign(body.cards[0], { frontMedia: { imageUrl: 'https://img.example.com/a.png', imageAlt: 'A cell' } });
+    Object.assign(body.cards[1], { backMedia: { imageUrl: '/media/b.png' } });
     const res = await server.api('POST', '/decks/import', { token, json: body });
     assert.equal(res.status, 201, res.text);
     const deck = await deckOf(res.body.deckId);

@@ -99,7 +99,7 @@ describe('normalisation and import warnings', () => {
     const json = await importJson([{ front: 'q' }], { title: 'No lang' });
     assert.equal(json.deck.lang, 'en');
     assert.deepEqual(codes(json.warnings), ['LANG_DEFAULTED']);
-    assert.equal(json.warnings[0]!.cardIndex, undefined);
+    assert.equal(json.warnings[0].cardIndex, undefined);
     const md = await importMarkdown('---\nversion: 1\n---\n# No lang\n\n## Front\nq\n');
     assert.equal(md.deck.lang, 'en');
     assert.deepEqual(codes(md.warnings), ['LANG_DEFAULTED']);

@@ -59,7 +59,7 @@ describe('the OpenAPI document', () => {
   before(async () => {
     // A fixed clock keeps the tiny per-minute window from resetting mid-test.
     server = await startServer({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '1' }, { clock: { now: () => new Date('2030-09-01T10:00:00.000Z') } });
-    doc = server.app.swagger() as never;
+    doc = server.app.apiDocument() as never;
     operations = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => [`${m.toUpperCase()} ${p}`, op] as [string, Operation]));
   });
   after(async () => { await server.close(); });
@@ -126,9 +126,9 @@ describe('the OpenAPI document', () => {
   });
 
   test('should document the markdown variants of GET /decks/{deckId} and POST /decks/import', () => {
-    const getDeck = doc.paths['/decks/{deckId}']!.get!;
+    const getDeck = doc.paths['/decks/{deckId}'].get;
     assert.ok(getDeck.responses['200']?.content?.['text/markdown'], 'GET deck 200 text/markdown');
-    const importDeck = doc.paths['/decks/import']!.post! as unknown as { requestBody: { content: Record<string, unknown> } };
+    const importDeck = doc.paths['/decks/import'].post as unknown as { requestBody: { content: Record<string, unknown> } };
     assert.deepEqual(Object.keys(importDeck.requestBody.content).sort(), ['application/json', 'text/markdown']);
   });
 

@@ -56,7 +56,7 @@ describe('ownership', () => {
   const stale = { 'if-match': '2000-01-01T00:00:00.000Z' };
 
   test('should answer 403 DECK_FORBIDDEN for B\'s deck in the path of every deck route', async () => {
-    const cardId = bCardIds[0]!;
+    const cardId = bCardIds[0];
     const requests: [string, string, Record<string, unknown>][] = [
       ['GET', `/decks/${bDeckId}`, {}],
       ['GET', `/decks/${bDeckId}`, { headers: { accept: 'text/markdown' } }],

@@ -18,7 +18,7 @@ describe('review sessions: concurrency', () => {
     const json = { cardId: session.cards[0], rating: 'hard', durationMs: 800 };
     const results = await Promise.all(Array.from({ length: 10 }, () => server.api('POST', `/reviews/${session.id}/answers`, { token: user.token, json })));
     assert.deepEqual(results.map((r) => r.status), Array(10).fill(200));
-    for (const r of results) assert.deepEqual(r.body, results[0]!.body, 'every retry sees the one stored record');
+    for (const r of results) assert.deepEqual(r.body, results[0].body, 'every retry sees the one stored record');
     const read = await server.api('GET', `/reviews/${session.id}`, { token: user.token });
     assert.equal(read.body.answers.length, 1);
     assert.deepEqual(read.body.progress, { answered: 1, remaining: 2, total: 3 });
@@ -90,10 +90,10 @@ describe('review sessions: concurrency', () => {
 
     const fresh = await Promise.all(Array.from({ length: 6 }, () => start(deckId)));
     assert.ok(fresh.every((r) => r.status === 201));
-    const statuses = await Promise.all([resumed[0]!, ...fresh].map((r) => server.api('GET', `/reviews/${r.body.id}`, { token: user.token })));
+    const statuses = await Promise.all([resumed[0], ...fresh].map((r) => server.api('GET', `/reviews/${r.body.id}`, { token: user.token })));
     const active = statuses.filter((s) => s.body.status === 'active');
     assert.equal(active.length, 1, 'exactly one active session for the deck');
     assert.equal(statuses.filter((s) => s.body.status === 'abandoned').length, 6);
-    assert.equal((await start(deckId, true)).body.id, active[0]!.body.id);
+    assert.equal((await start(deckId, true)).body.id, active[0].body.id);
   });
 });

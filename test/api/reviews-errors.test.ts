@@ -202,7 +202,7 @@ describe('review sessions: 4xx codes', () => {
 
   test('should reject a revoked token with TOKEN_REVOKED', async () => {
     const user = await server.user();
-    await revokeToken(server.app.services.db, server.app.services.clock, user.tokenId);
+    await revokeToken(server.app.services, { tokenId: user.tokenId });
     assertError(await server.api('POST', '/reviews', { token: user.token, json: { deckId } }), 401, 'TOKEN_REVOKED');
     assertError(await server.api('GET', '/reviews/rev_doesnotexist', { token: user.token }), 401, 'TOKEN_REVOKED');
   });

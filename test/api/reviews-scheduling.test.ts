@@ -10,7 +10,6 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
   let server: TestServer;
   let user: TestUser;
   let current = Date.parse('2026-03-02T09:00:00.000Z');
-  const advance = (ms: number) => { current += ms; };
 
   before(async () => { ({ server, user } = await startServerWithUser({}, { clock: { now: () => new Date(current) } })); });
   after(async () => { await server.close(); });
@@ -38,8 +37,8 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     const { deckId, cardIds: [a, b] } = await importDeck(deckBody(2).cards);
     const session = await start(deckId);
     const now = new Date(current);
-    const againDue = await answer(session.id, a!, 'again');
-    const easyDue = await answer(session.id, b!, 'easy');
+    const againDue = await answer(session.id, a, 'again');
+    const easyDue = await answer(session.id, b, 'easy');
     assert.ok(Date.parse(againDue) < Date.parse(easyDue));
     assert.ok(Date.parse(againDue) - now.getTime() <= 10 * MINUTE, 'again comes back within minutes');
     assert.ok(Date.parse(easyDue) - now.getTime() >= DAY, 'easy comes back after days');
@@ -52,9 +51,9 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     const { deckId, cardIds: [a, b, c, d] } = await importDeck(deckBody(4).cards);
     const first = await start(deckId);
     assert.deepEqual(first.cards, [a, b, c, d]);
-    await answer(first.id, a!, 'easy');
-    const dueB = await answer(first.id, b!, 'good');
-    const dueC = await answer(first.id, c!, 'again');
+    await answer(first.id, a, 'easy');
+    const dueB = await answer(first.id, b, 'good');
+    const dueC = await answer(first.id, c, 'again');
     assert.ok(Date.parse(dueC) < Date.parse(dueB));
     await server.api('POST', `/reviews/${first.id}/complete`, { token: user.token });
 
@@ -68,14 +67,14 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
   test('should keep a card\'s history across sessions', async () => {
     const { deckId, cardIds: [a, b] } = await importDeck(deckBody(2).cards);
     const first = await start(deckId);
-    const firstDue = await answer(first.id, a!, 'good');
+    const firstDue = await answer(first.id, a, 'good');
     await server.api('POST', `/reviews/${first.id}/complete`, { token: user.token });
     current = Date.parse(firstDue);
     const second = await start(deckId);
     assert.deepEqual(second.cards, [a, b]);
     const now = current;
-    const reviewedDue = await answer(second.id, a!, 'good');
-    const freshDue = await answer(second.id, b!, 'good');
+    const reviewedDue = await answer(second.id, a, 'good');
+    const freshDue = await answer(second.id, b, 'good');
     assert.ok(Date.parse(reviewedDue) - now >= DAY, 'a second good graduates the card to days');
     assert.ok(Date.parse(freshDue) - now < DAY, 'a first good keeps a new card in learning');
   });
@@ -84,8 +83,8 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     const cards = deckBody(3).cards;
     const { deckId, cardIds: [a, b, c] } = await importDeck(cards, 'Imported');
     const session = await start(deckId);
-    await answer(session.id, a!, 'easy');
-    await answer(session.id, b!, 'easy');
+    await answer(session.id, a, 'easy');
+    await answer(session.id, b, 'easy');
     await server.api('POST', `/reviews/${session.id}/complete`, { token: user.token });
 
     // Keep a (same content, now second), drop b, keep c, add one new card.
@@ -101,7 +100,7 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     assert.deepEqual(next.cards, [c, after[2]], 'a keeps its schedule (not due, so not queued); c and the new card are new');
 
     const rows = await server.app.services.db.selectFrom('card_schedules').select('card_id').where('user_id', '=', user.userId)
-      .where('card_id', 'in', [a!, b!]).execute();
+      .where('card_id', 'in', [a, b]).execute();
     assert.deepEqual(rows.map((r) => r.card_id), [a], "b's schedule went with the card");
   });
 });

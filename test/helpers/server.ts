@@ -1,5 +1,6 @@
 // Builds the real app on a temporary store, listens on a real port, and closes both after.
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp, type AppOverrides, type FlashdeckApp } from '../../src/app.ts';
@@ -23,6 +24,8 @@ export interface RequestOptions {
   /** A raw body, sent as is */
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /** Header lines sent after `headers` as they are, repeats included (fetch would fold a repeat into one). */
+  repeat?: [string, string][];
 }
 
 export interface TestUser {
@@ -59,7 +62,7 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;
   const base = `${url}/api/v1`;
-  const api = apiClient(base, new OpenApiChecker(app.swagger() as never));
+  const api = apiClient(base, new OpenApiChecker(app.apiDocument() as never));
 
   async function token(email: string, scopes: string[], name = 'test token') {
     const created = await app.admin.createToken({ email, name, scopes });
@@ -103,21 +106,56 @@ export function apiClient(base: string, checker: OpenApiChecker): TestServer['ap
       headers['content-type'] ??= 'application/json';
     }
     const target = apiPath.startsWith('http') ? apiPath : `${base}${apiPath}`;
-    const res = await fetch(target, { method, headers, body });
-    const text = await res.text();
-    const contentType = res.headers.get('content-type');
+    let status: number;
+    let responseHeaders: Headers;
+    let text: string;
+    if (options.repeat === undefined) {
+      const res = await fetch(target, { method, headers, body });
+      ({ status, headers: responseHeaders } = res);
+      text = await res.text();
+    } else {
+      const lines = [...Object.entries(headers), ...options.repeat];
+      ({ status, headers: responseHeaders, text } = await rawRequest(target, method, lines, body === undefined ? undefined : body.toString()));
+    }
+    const contentType = responseHeaders.get('content-type');
     const parsed = contentType?.includes('json') && text !== '' ? JSON.parse(text) : text;
     const pathname = new URL(target).pathname;
     if (pathname.startsWith('/api/v1/') && !pathname.startsWith('/api/v1/docs')) {
-      checker.check(method, pathname.slice('/api/v1'.length), res.status, contentType, parsed);
+      checker.check(method, pathname.slice('/api/v1'.length), status, contentType, parsed);
     }
-    if (res.status >= 400 && pathname.startsWith('/api/v1/')) {
+    if (status >= 400 && pathname.startsWith('/api/v1/')) {
       if (typeof parsed !== 'object' || !parsed || typeof parsed.error?.code !== 'string' || typeof parsed.error?.message !== 'string') {
-        throw new Error(`non-2xx without the error envelope: ${res.status} ${text.slice(0, 200)}`);
+        throw new Error(`non-2xx without the error envelope: ${status} ${text.slice(0, 200)}`);
       }
     }
-    return { status: res.status, headers: res.headers, text, body: parsed as T };
+    return { status, headers: responseHeaders, text, body: parsed as T };
   };
+}
+
+/**
+ * A request whose headers go out exactly as listed, repeats included (fetch folds a repeated
+ * header into one). Only for what `api` cannot send; the body comes back parsed when it is JSON.
+ */
+export function rawRequest(url: string, method: string, headers: [string, string][], body?: string): Promise<ApiResponse> {
+  const target = new URL(url);
+  const list = [['Host', target.host], ...headers, ...(body === undefined ? [] : [['Content-Length', String(Buffer.byteLength(body))]])].flat();
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: target.hostname, port: target.port, method, path: `${target.pathname}${target.search}`, headers: list });
+    request.once('error', reject);
+    request.once('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+      response.once('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        const json = (response.headers['content-type'] ?? '').includes('json') && text !== '';
+        resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text, body: json ? JSON.parse(text) : text });
+      });
+    });
+    request.end(body);
+  });
 }
 
 /** A valid import body with `n` cards. */

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { DECK_VERSION_TTL_SECONDS } from '../../src/modules/decks/deck-versions.ts';
+import { VERSION_TTL_SECONDS } from '../../src/stores/version-board/version-board.ts';
 import { redisNamespaceFor, storeEnvFor } from '../helpers/backend.ts';
 import { cli, cliUserAndToken, tempDataDir } from '../helpers/process.ts';
 import { deckBody } from '../helpers/server.ts';
@@ -96,7 +96,7 @@ describe('two instances on one PostgreSQL and one Redis', { skip: SKIP_UNLESS_PO
     const readBoth = async () => {
       for (const server of [a, b]) assert.equal((await server.api('GET', path, { token })).status, 200);
     };
-    const writes: [string, (writer: Instance) => Promise<{ version: string; check(deck: any): void }>][] = [
+    const writes: [string, (writer: Instance) => Promise<{ version: string; check: (deck: any) => void }>][] = [
       ['PATCH deck', async (w) => {
         const res = await w.api('PATCH', path, { token, json: { title: 'Renamed' } });
         return { version: res.body.version, check: (d) => assert.equal(d.title, 'Renamed') };
@@ -143,11 +143,11 @@ describe('two instances on one PostgreSQL and one Redis', { skip: SKIP_UNLESS_PO
     }
     const started = Date.now();
     for (const server of [a, b]) {
-      const read = await waitFor(DECK_VERSION_TTL_SECONDS * 1000 + 1000, () => server.api('GET', path, { token }), (r) => r.body.version === version);
+      const read = await waitFor(VERSION_TTL_SECONDS * 1000 + 1000, () => server.api('GET', path, { token }), (r) => r.body.version === version);
       assert.equal(read.body.version, version);
       assert.equal(read.body.title, 'After');
     }
-    assert.ok(Date.now() - started <= DECK_VERSION_TTL_SECONDS * 1000 + 1500);
+    assert.ok(Date.now() - started <= VERSION_TTL_SECONDS * 1000 + 1500);
   });
 });
 

@@ -2,7 +2,7 @@
 // resolved (frontType/backType), and the non-fatal problems found on the way as warnings.
 import { AppError } from '../../errors.ts';
 import {
-  RETIRED_CARD_TYPES, TEMPLATES,
+  RETIRED_CARD_TYPES, TEMPLATE_DATA_LIMITS, TEMPLATES,
   type CardExtras, type CardExtrasInput, type CardInput, type CardPatch, type CardType,
   type ContentType, type ImportWarning, type SideMedia,
 } from '../decks/decks.schemas.ts';
@@ -28,9 +28,9 @@ function latexSideOf(cardType: CardType | null | undefined, direction: string | 
   return null;
 }
 
-function resolveExtras(input: CardExtrasInput | undefined, index: number | undefined, warnings: ImportWarning[]): CardExtras {
+function resolveExtras(input: CardExtrasInput | undefined, field: string, index: number | undefined, warnings: ImportWarning[]): CardExtras {
   const source: CardExtrasInput = input ?? {};
-  let cardType = source.cardType as string | null | undefined;
+  let cardType = source.cardType;
   if (cardType != null && Object.hasOwn(RETIRED_CARD_TYPES, cardType)) {
     cardType = RETIRED_CARD_TYPES[cardType as keyof typeof RETIRED_CARD_TYPES];
   }
@@ -45,7 +45,7 @@ function resolveExtras(input: CardExtrasInput | undefined, index: number | undef
     cardType,
     frontType: source.frontType ?? fallback('front'),
     backType: source.backType ?? fallback('back'),
-    templateData: source.templateData == null ? source.templateData : canonical(source.templateData),
+    templateData: source.templateData == null ? source.templateData : canonical(source.templateData, `${field}.extras.templateData`),
   };
   const out: Record<string, unknown> = {};
   for (const key of EXTRAS_KEYS) {
@@ -58,18 +58,37 @@ function withIndex(warning: ImportWarning, index: number | undefined): ImportWar
   return index === undefined ? warning : { ...warning, cardIndex: index };
 }
 
-const RICH_MARKERS = [
+// Rich-text markers, checked in time linear in the side's length: the line patterns are tried once
+// at each line start (sticky), and no pattern can rescan what it has passed
+// (test/modules/cards/linear-work.test.ts). Line patterns: heading | list item | fenced code.
+const LINE_MARKER = /#{1,6}(?:[ \t]|$)|[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S|[ \t]{0,3}(?:```|~~~)/my;
+const TABLE_SEPARATOR = /[ \t]*(?:\|[ \t]*)?:?-{3}/y; // the line under a table header row
+// Within a line: each scan stops at the next character that could start a new match.
+const INLINE_MARKERS = [
   /\$[^$\n]+\$/, // dollar-delimited math
   /\*\*[^*\n]+\*\*|__[^_\n]+__/, // bold
-  /^#{1,6}\s/m, // heading
-  /^\s*(?:[-*+]|\d+[.)])\s+\S/m, // list item
-  /^\s*(?:```|~~~)/m, // fenced code
-  /\[[^\]\n]+\]\([^)\s]+\)/, // link
-  /^\s*\|?.*\|.*\n\s*\|?\s*:?-{3,}/m, // table header separator
+  /\[[^[\]\n]+\]\([^()\s]+\)/, // link
 ];
 
+function startsLine(pattern: RegExp, text: string, at: number): boolean {
+  pattern.lastIndex = at;
+  return pattern.test(text);
+}
+
 function looksRich(text: string): boolean {
-  return RICH_MARKERS.some((re) => re.test(text));
+  if (INLINE_MARKERS.some((re) => re.test(text))) return true;
+  let barAt = text.indexOf('|');
+  let afterBar = false; // the previous line holds a "|"
+  for (let at = 0; at <= text.length;) {
+    if (startsLine(LINE_MARKER, text, at)) return true;
+    if (afterBar && startsLine(TABLE_SEPARATOR, text, at)) return true;
+    let end = at;
+    while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
+    afterBar = barAt !== -1 && barAt < end;
+    if (barAt !== -1 && barAt < end) barAt = text.indexOf('|', end);
+    at = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
+  }
+  return false;
 }
 
 const MATH_MARKERS = /[$\\^_=<>+*/]|\d\s*-\s*\d|\b\d+\b/;
@@ -125,12 +144,19 @@ function media(value: SideMedia | undefined): SideMedia | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
-/** Object keys sorted at every depth, so equal templateData always serialises to equal bytes. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
+/**
+ * Object keys sorted at every depth, so equal templateData always serialises to equal bytes.
+ * Validation bounds the depth (TEMPLATE_DATA_LIMITS); so does this, for content stored before it did.
+ */
+function canonical(value: unknown, field: string, depth = 1): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (depth > TEMPLATE_DATA_LIMITS.maxDepth) {
+    const message = `must be nested at most ${TEMPLATE_DATA_LIMITS.maxDepth} levels deep`;
+    throw new AppError('SCHEMA_INVALID', `${field} ${message}`, { field, errors: [{ field, message }] });
+  }
+  if (Array.isArray(value)) return value.map((item) => canonical(item, field, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key], field, depth + 1);
   return out;
 }
 
@@ -143,7 +169,7 @@ export function normaliseCard(input: CardInput, field: string, index?: number): 
     front: input.front ?? null,
     back: input.back ?? null,
     oneSided: input.oneSided ?? false,
-    extras: resolveExtras(input.extras, index, warnings),
+    extras: resolveExtras(input.extras, field, index, warnings),
   };
   const frontMedia = media(input.frontMedia);
   const backMedia = media(input.backMedia);

@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
-import { sendJson, type RouteModule } from '../../http.ts';
-import { storeWithWrite } from '../../plugins/idempotency.ts';
+import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { AppendBodySchema, AppendCardsResultSchema, CardDtoSchema, CardPatchSchema } from '../decks/decks.schemas.ts';
 import { appendCards, patchDeckCard } from './cards.service.ts';
 
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND', ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH'] as const;
 
-export const cardsRoutes: RouteModule = (app, ctx) => {
+export const cardsRoutes: RouteModule = (app, { ctx, idempotent }) => {
   app.post('/decks/:deckId/cards', {
     config: { auth: { scope: 'decks:write' }, idempotency: 'append-cards' },
     schema: {
@@ -23,11 +22,9 @@ export const cardsRoutes: RouteModule = (app, ctx) => {
         ...errorResponses([...DECK_ERRORS, 'TOO_MANY_CARDS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
       },
     },
-  }, async (request, reply) => {
-    const response = storeWithWrite(request, () => 200);
-    const result = await appendCards(ctx, request.principal!, request.params.deckId, request.body.cards, request.headers['if-match'], response.commit);
-    return sendJson(reply, response.body(result));
-  });
+  }, async (request, reply) => idempotent(request, reply, (beforeCommit) => appendCards(ctx, principalOf(request), {
+    deckId: request.params.deckId, cards: request.body.cards, ifMatch: request.headers['if-match'],
+  }, beforeCommit), () => 200));
 
   app.patch('/decks/:deckId/cards/:cardId', {
     config: { auth: { scope: 'decks:write' } },
@@ -41,5 +38,7 @@ export const cardsRoutes: RouteModule = (app, ctx) => {
       body: CardPatchSchema,
       response: { 200: CardDtoSchema, ...errorResponses([...DECK_ERRORS, 'CARD_NOT_FOUND']) },
     },
-  }, async (request) => patchDeckCard(ctx, request.principal!, request.params.deckId, request.params.cardId, request.body, request.headers['if-match']));
+  }, async (request) => patchDeckCard(ctx, principalOf(request), {
+    deckId: request.params.deckId, cardId: request.params.cardId, patch: request.body, ifMatch: request.headers['if-match'],
+  }));
 };

@@ -1,60 +1,74 @@
-import { nextVersion } from '../../clock.ts';
-import { ConcurrentUpdate, inTransaction, type BeforeCommit, type ServiceContext } from '../../context.ts';
+import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-
+import type { Actor } from '../identity/principal.ts';
+import { writeDeck } from '../decks/deck-write.ts';
 import { cardDto } from '../decks/decks.mappers.ts';
-import { findCard, insertCards, updateCardData, updateDeckIfUnchanged, type StoredCard } from '../decks/decks.repository.ts';
+import { findCard, insertCards, updateCardData, type StoredCard } from '../decks/decks.repository.ts';
 import { MAX_CARDS_PER_DECK, type AppendCardsResult, type CardDto, type CardInput, type CardPatch } from '../decks/decks.schemas.ts';
-import { assertVersion, requireOwnedDeck } from '../decks/decks.service.ts';
-import type { Principal } from '../tokens/tokens.service.ts';
 import { contentHash } from './card-hash.ts';
 import { normaliseCard, patchCard, serialiseContent, type CardContent } from './card-content.ts';
 
+export interface AppendCardsInput {
+  deckId: string;
+  cards: CardInput[];
+  ifMatch?: string | undefined;
+}
+
+/** Appends cards at the end of a deck; concurrent appends never lose a card nor pass 250. */
 export async function appendCards(
-  ctx: ServiceContext, principal: Principal, deckId: string, cards: CardInput[], ifMatch?: string,
-  beforeCommit?: BeforeCommit<AppendCardsResult>,
+  ctx: ServiceContext, actor: Actor, input: AppendCardsInput, beforeCommit?: BeforeCommit<AppendCardsResult>,
 ): Promise<AppendCardsResult> {
-  const contents = cards.map((card, i) => serialiseContent(normaliseCard(card, `cards[${i}]`, i).content));
-  const result = await inTransaction(ctx.db, async (trx) => {
-    const deck = await requireOwnedDeck(trx, principal, deckId, 'path');
-    assertVersion(deck, ifMatch);
-    if (deck.cardCount + contents.length > MAX_CARDS_PER_DECK) {
-      throw new AppError('TOO_MANY_CARDS', `The deck has ${deck.cardCount} cards; appending ${contents.length} would exceed ${MAX_CARDS_PER_DECK}`, {
-        field: 'cards', cardCount: deck.cardCount, limit: MAX_CARDS_PER_DECK,
-      });
-    }
-    const added: StoredCard[] = contents.map((data, i) => ({ id: newId('crd'), position: deck.cardCount + i, data }));
-    const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
-    const cardCount = deck.cardCount + added.length;
-    // The compare-and-set on the deck comes first: a concurrent append loses here and retries,
-    // so positions stay contiguous and the deck never passes 250 cards.
-    if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { cardCount, updatedAt }))) throw new ConcurrentUpdate();
-    await insertCards(trx, deck.id, added, contentHash);
-    const result = { deckId: deck.id, addedCount: added.length, cardCount, version: updatedAt, cards: added.map(cardDto) };
-    await beforeCommit?.(trx, result);
-    return result;
+  const contents = input.cards.map((card, i) => serialiseContent(normaliseCard(card, `cards[${i}]`, i).content));
+  return writeDeck(ctx, actor, {
+    deckId: input.deckId,
+    named: 'path',
+    ifMatch: input.ifMatch,
+    beforeCommit,
+    change: (_trx, deck) => {
+      if (deck.cardCount + contents.length > MAX_CARDS_PER_DECK) {
+        throw new AppError('TOO_MANY_CARDS', `The deck has ${deck.cardCount} cards; appending ${contents.length} would exceed ${MAX_CARDS_PER_DECK}`, {
+          field: 'cards', cardCount: deck.cardCount, limit: MAX_CARDS_PER_DECK,
+        });
+      }
+      const added: StoredCard[] = contents.map((data, i) => ({ id: newId('crd'), position: deck.cardCount + i, data }));
+      return {
+        columns: { cardCount: deck.cardCount + added.length },
+        apply: (trx, written) => insertCards(trx, written.id, added, contentHash),
+        result: (written) => ({
+          deckId: written.id, addedCount: added.length, cardCount: written.cardCount, version: written.updatedAt, cards: added.map(cardDto),
+        }),
+      };
+    },
   });
-  await ctx.deckVersions.publish(result.deckId, result.version);
-  return result;
 }
 
-export async function patchDeckCard(
-  ctx: ServiceContext, principal: Principal, deckId: string, cardId: string, patch: CardPatch, ifMatch?: string,
-): Promise<CardDto> {
-  const { card, deck } = await inTransaction(ctx.db, async (trx) => {
-    const deck = await requireOwnedDeck(trx, principal, deckId, 'path');
-    const card = await findCard(trx, deck.id, cardId);
-    if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${cardId} was not found in deck ${deck.id}`);
-    assertVersion(deck, ifMatch);
-    const data = serialiseContent(patchCard(JSON.parse(card.data) as CardContent, patch));
-    if (data === card.data) return { card, deck };
-    const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
-    if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { updatedAt }))) throw new ConcurrentUpdate();
-    await updateCardData(trx, card.id, data, contentHash(data));
-    return { card: { ...card, data }, deck: { ...deck, updatedAt } };
-  });
-  await ctx.deckVersions.publish(deck.id, deck.updatedAt);
-  return cardDto(card);
+export interface PatchCardInput {
+  deckId: string;
+  cardId: string;
+  patch: CardPatch;
+  ifMatch?: string | undefined;
 }
 
+/** Updates one card; a patch that changes nothing leaves the deck's version as it is. */
+export async function patchDeckCard(ctx: ServiceContext, actor: Actor, input: PatchCardInput): Promise<CardDto> {
+  return writeDeck(ctx, actor, {
+    deckId: input.deckId,
+    named: 'path',
+    ifMatch: input.ifMatch,
+    find: async (trx, deck) => {
+      const card = await findCard(trx, deck.id, input.cardId);
+      if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${input.cardId} was not found in deck ${deck.id}`);
+      return card;
+    },
+    change: (_trx, _deck, card) => {
+      const data = serialiseContent(patchCard(JSON.parse(card.data) as CardContent, input.patch));
+      if (data === card.data) return { columns: null, result: () => cardDto(card) };
+      return {
+        columns: {},
+        apply: (trx) => updateCardData(trx, card.id, data, contentHash(data)),
+        result: () => cardDto({ ...card, data }),
+      };
+    },
+  });
+}

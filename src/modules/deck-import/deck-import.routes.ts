@@ -1,13 +1,12 @@
 import { Type } from 'typebox';
-import { sendJson, type RouteModule } from '../../http.ts';
-import { storeWithWrite } from '../../plugins/idempotency.ts';
+import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PathId, errorResponses } from '../../schemas/common.ts';
 import { ImportBodySchema, ImportResultSchema, type ImportBody, type ImportResult } from '../decks/decks.schemas.ts';
 import { importDeck } from './deck-import.service.ts';
 
 export const IMPORT_MEDIA_TYPES = ['application/json', 'text/markdown'] as const;
 
-export const deckImportRoutes: RouteModule = (app, ctx) => {
+export const deckImportRoutes: RouteModule = (app, { ctx, idempotent }) => {
   app.post('/decks/import', {
     config: { auth: { scope: 'decks:write' }, idempotency: 'import-deck', accepts: IMPORT_MEDIA_TYPES },
     schema: {
@@ -41,15 +40,15 @@ export const deckImportRoutes: RouteModule = (app, ctx) => {
     },
   }, async (request, reply) => {
     const body = request.body as ImportBody | string;
-    const status = (r: ImportResult) => (r.mode === 'create' ? 201 : 200);
-    const response = storeWithWrite(request, status);
-    const result = await importDeck(ctx, request.principal!, {
-      source: typeof body === 'string' ? { format: 'markdown', text: body } : { format: 'json', body },
-      mode: request.query.mode,
-      targetDeckId: request.query.targetDeckId,
-      ifMatch: request.headers['if-match'],
-    }, response.commit);
-    request.activityDeckId = result.deckId;
-    return sendJson(reply.code(status(result)), response.body(result));
+    return idempotent(request, reply, async (beforeCommit) => {
+      const result = await importDeck(ctx, principalOf(request), {
+        source: typeof body === 'string' ? { format: 'markdown', text: body } : { format: 'json', body },
+        mode: request.query.mode,
+        targetDeckId: request.query.targetDeckId,
+        ifMatch: request.headers['if-match'],
+      }, beforeCommit);
+      request.activityDeckId = result.deckId;
+      return result;
+    }, (result: ImportResult) => (result.mode === 'create' ? 201 : 200));
   });
 };

@@ -1,9 +1,8 @@
 // Deck markdown export: any deck, written so that parsing it back gives the same deck.
-import { isDeepStrictEqual } from 'node:util';
-import { Document, isScalar, parse, visit } from 'yaml';
 import { normaliseCard } from '../cards/card-content.ts';
-import type { CardDto, CardExtrasInput, DeckDetail } from '../decks/decks.schemas.ts';
-import { BLANK, DECK_MARKDOWN_VERSION, YAML_OUT, closesFence, fenceOpening, isStructure, type Fence } from './deck-markdown-syntax.ts';
+import type { CardDto, DeckDetail } from '../decks/decks.schemas.ts';
+import { BLANK, DECK_MARKDOWN_VERSION, closesFence, fenceOpening, isStructure, type Fence } from './deck-markdown-syntax.ts';
+import { isPlainObject, yamlValue } from './deck-markdown-yaml.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Export
@@ -31,38 +30,24 @@ function fitsHeading(title: string): boolean {
   return title !== '' && !/[\r\n]/.test(title) && title.trim() === title;
 }
 
-// The yaml package's block scalars lose or reject some whitespace-only lines, so every multi-line
-// string is checked on its own and written double-quoted (escapes, always exact) when needed.
-function toYaml(input: Record<string, unknown>, quoteAll = false): string {
-  // The JSON form is what must read back: undefined properties are simply not written.
-  const value = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
-  const doc = new Document(value);
-  visit(doc, {
-    Scalar(_, node) {
-      if (typeof node.value !== 'string' || !/[\r\n]/.test(node.value)) return;
-      if (quoteAll || !sameAfterYaml(new Document({ k: node.value }).toString(YAML_OUT), { k: node.value })) {
-        node.type = 'QUOTE_DOUBLE';
-      }
-    },
-    // Short lists of one-line scalars read best inline: tags: [biology, cells].
-    Seq(_, node) {
-      if (node.items.every((item) => isScalar(item) && !(typeof item.value === 'string' && /[\r\n]/.test(item.value)))) {
-        node.flow = true;
-      }
-    },
-  });
-  const text = doc.toString(YAML_OUT);
-  if (sameAfterYaml(text, value)) return text;
-  if (quoteAll) throw new Error('deck markdown export: YAML output does not read back as written');
-  return toYaml(value, true);
-}
-
-function sameAfterYaml(text: string, value: unknown): boolean {
-  try {
-    return isDeepStrictEqual(parse(text), value);
-  } catch {
-    return false;
+/**
+ * A YAML block: "key: value" lines, and one level of "  key: value" lines under a key holding a
+ * mapping (media, extras). Values are single lines (yamlValue) that the importer reads without the
+ * YAML library, however many cards a deck has.
+ */
+function toYaml(entries: Record<string, unknown>): string {
+  let out = '';
+  for (const [key, value] of Object.entries(entries)) {
+    if (value === undefined) continue;
+    const nested = isPlainObject(value) ? Object.entries(value).filter(([, v]) => v !== undefined) : [];
+    if (nested.length === 0) {
+      out += `${key}: ${yamlValue(value)}\n`;
+      continue;
+    }
+    out += `${key}:\n`;
+    for (const [inner, v] of nested) out += `  ${inner}: ${yamlValue(v)}\n`;
   }
+  return out;
 }
 
 export function exportDeckMarkdown(deck: DeckDetail): string {
@@ -105,7 +90,10 @@ function exportedExtras(card: CardDto): Record<string, unknown> | null {
   const rest: Record<string, unknown> = { ...card.extras };
   delete rest.frontType;
   delete rest.backType;
-  const defaults = normaliseCard({ front: 'x', extras: rest as CardExtrasInput }, 'extras').content.extras;
+  // The defaults do not depend on templateData, which is written as stored (even content stored
+  // before its limits existed exports: the JSON it was stored as is the JSON written).
+  delete rest.templateData;
+  const defaults = normaliseCard({ front: 'x', extras: rest }, 'extras').content.extras;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(card.extras)) {
     if (key === 'frontType' && value === defaults.frontType) continue;

@@ -17,12 +17,10 @@ export const SEPARATOR = /^---[ \t]*$/;
 export const SECTION = /^##[ \t]+(front|back)[ \t]*$/i;
 export const META_OPEN = /^<!--[ \t]*card[ \t]*$/i;
 export const META_CLOSE = /^-->[ \t]*$/;
-export const TITLE = /^#(?:[ \t]+(.*))?$/s;
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/s;
+export const TITLE = /^#(?:[ \t](.*))?$/s; // the title is the rest of the line, trimmed
+const FENCE_OPEN = /^ {0,3}(`{3,}(?!`)|~{3,}(?!~))(.*)$/s;
 const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
-// Never fold lines, and write double-quoted strings as JSON: one line, escapes only where needed.
-export const YAML_OUT = { lineWidth: 0, blockQuote: 'literal', flowCollectionPadding: false, doubleQuotedAsJSON: true } as const;
 
 export interface Fence { char: string; length: number; line: number }
 export interface Entry { value: unknown; line: number }

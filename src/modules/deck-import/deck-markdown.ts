@@ -1,9 +1,10 @@
 // Deck markdown (docs/deck-markdown.md): a human- and agent-friendly form of the JSON import body.
 // The parser only maps the document onto the JSON shape; field rules stay with the JSON schema so
 // both formats are validated and normalised by the same code.
-import type { CardExtrasInput, CardInput, DeckMetaInput, ImportBody } from '../decks/decks.schemas.ts';
+import { AppError } from '../../errors.ts';
+import { MAX_CARDS_PER_DECK, type CardInput, type DeckMetaInput, type ImportBody } from '../decks/decks.schemas.ts';
 import { BLANK, CARD_META_KEYS, DECK_MARKDOWN_VERSION, EXTRAS_KEYS, FRONT_MATTER_KEYS, META_CLOSE, META_OPEN, SECTION, SEPARATOR, TITLE, closesFence, fail, fenceOpening, type CardDraft, type Entry, type Fence, type Section } from './deck-markdown-syntax.ts';
-import { QUOTE_HINT, caseHint, checkKeys, isPlainObject, optionalString, readYamlMapping } from './deck-markdown-yaml.ts';
+import { QUOTE_HINT, caseHint, checkKeys, isPlainObject, optionalString, readYamlMapping, yamlBudget, type YamlBudget } from './deck-markdown-yaml.ts';
 
 export { DECK_MARKDOWN_VERSION } from './deck-markdown-syntax.ts';
 export { exportDeckMarkdown } from './deck-markdown-export.ts';
@@ -11,40 +12,88 @@ export { exportDeckMarkdown } from './deck-markdown-export.ts';
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
-export function parseDeckMarkdown(text: string): ImportBody {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
-  let i = 0;
-  while (i < lines.length && BLANK.test(lines[i])) i++;
-  if (i === lines.length) fail(1, 'the document is empty; it must start with front matter (a line of three hyphens)');
-  if (!SEPARATOR.test(lines[i])) {
-    const hint = /^\s*(```|~~~)/.test(lines[i]) ? '; do not wrap the whole document in a code fence' : '';
-    fail(i + 1, `the document must start with front matter (a line of three hyphens)${hint}`);
-  }
-  const open = i;
-  do i++; while (i < lines.length && !SEPARATOR.test(lines[i]));
-  if (i === lines.length) fail(open + 1, 'the front matter is never closed by a line of three hyphens');
-  const deck = readFrontMatter(readYamlMapping(lines.slice(open + 1, i), open + 2, 'front matter'));
+/**
+ * The document's lines, read one at a time: the parser stops at its first error or at the 251st
+ * card without splitting (or reading) the rest of a large document.
+ */
+class LineReader {
+  readonly #text: string;
+  #at = 0;
+  #nextLf = -2;
+  #nextCr = -2;
+  #held: string | undefined;
+  /** 1-based number of the line last returned */
+  number = 0;
+  /** Number of the last line holding more than blanks */
+  lastText = 1;
 
-  i++;
-  while (i < lines.length && BLANK.test(lines[i])) i++;
-  const heading = i < lines.length ? TITLE.exec(lines[i]) : null;
+  constructor(text: string) {
+    this.#text = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  }
+
+  next(): string | undefined {
+    if (this.#held !== undefined) {
+      const line = this.#held;
+      this.#held = undefined;
+      this.number++;
+      return line;
+    }
+    const text = this.#text;
+    if (this.#at > text.length) return undefined;
+    // Each search runs ahead once and is reused until passed, so reading all lines is linear.
+    if (this.#nextLf !== -1 && this.#nextLf < this.#at) this.#nextLf = text.indexOf('\n', this.#at);
+    if (this.#nextCr !== -1 && this.#nextCr < this.#at) this.#nextCr = text.indexOf('\r', this.#at);
+    const ends = [this.#nextLf, this.#nextCr].filter((i) => i !== -1);
+    const end = ends.length > 0 ? Math.min(...ends) : text.length;
+    const line = text.slice(this.#at, end);
+    this.#at = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
+    this.number++;
+    if (!BLANK.test(line)) this.lastText = this.number;
+    return line;
+  }
+
+  /** Gives the line just read back, to be read again by next(). */
+  unread(line: string): void {
+    this.#held = line;
+    this.number--;
+  }
+}
+
+export function parseDeckMarkdown(text: string): ImportBody {
+  const reader = new LineReader(text);
+  const budget = yamlBudget();
+  let line = reader.next();
+  while (line !== undefined && BLANK.test(line)) line = reader.next();
+  if (line === undefined) fail(1, 'the document is empty; it must start with front matter (a line of three hyphens)');
+  if (!SEPARATOR.test(line)) {
+    const hint = /^\s*(?:```|~~~)/.test(line) ? '; do not wrap the whole document in a code fence' : '';
+    fail(reader.number, `the document must start with front matter (a line of three hyphens)${hint}`);
+  }
+  const open = reader.number;
+  const frontMatter: string[] = [];
+  for (line = reader.next(); line !== undefined && !SEPARATOR.test(line); line = reader.next()) frontMatter.push(line);
+  if (line === undefined) fail(open, 'the front matter is never closed by a line of three hyphens');
+  const deck = readFrontMatter(readYamlMapping(frontMatter, open + 1, 'front matter', budget));
+
+  line = reader.next();
+  while (line !== undefined && BLANK.test(line)) line = reader.next();
+  const heading = line !== undefined ? TITLE.exec(line) : null;
   if (heading) {
-    const title = (heading[1] ?? '').trim();
+    const title = (heading.at(1) ?? '').trim();
     if (deck.title !== undefined && deck.title !== title) {
-      fail(i + 1, 'the title is given both in front matter (title:) and as a # heading; keep one');
+      fail(reader.number, 'the title is given both in front matter (title:) and as a # heading; keep one');
     }
     deck.title = title;
-    i++;
   } else if (deck.title === undefined) {
-    fail(Math.min(i + 1, lines.length), 'missing deck title: after the front matter write a heading line "# Deck title"');
+    fail(reader.number, 'missing deck title: after the front matter write a heading line "# Deck title"');
+  } else if (line !== undefined) {
+    reader.unread(line);
   }
 
-  const cards = readCards(lines, i);
-  let lastText = lines.length;
-  while (lastText > 1 && BLANK.test(lines[lastText - 1] as string)) lastText--;
-  if (cards.length === 0) fail(lastText, 'the document has no cards; write each card as "## Front" and "## Back" sections separated by lines of three hyphens');
+  const cards = readCards(reader, budget);
+  if (cards.length === 0) fail(reader.lastText, 'the document has no cards; write each card as "## Front" and "## Back" sections separated by lines of three hyphens');
   const { title, ...rest } = deck;
-  return { deck: { title, ...rest } as DeckMetaInput, cards };
+  return { deck: { title, ...rest }, cards };
 }
 
 function readFrontMatter(entries: Map<string, Entry>): Partial<DeckMetaInput> {
@@ -73,10 +122,10 @@ function readFrontMatter(entries: Map<string, Entry>): Partial<DeckMetaInput> {
     }
     deck.tags = tags.value;
   }
-  return deck as Partial<DeckMetaInput>;
+  return deck;
 }
 
-function readCards(lines: string[], from: number): CardInput[] {
+function readCards(reader: LineReader, budget: YamlBudget): CardInput[] {
   const cards: CardInput[] = [];
   let card: CardDraft | null = null;
   let section: Section | null = null;
@@ -87,28 +136,33 @@ function readCards(lines: string[], from: number): CardInput[] {
     card = null;
     section = null;
   };
-  for (let n = from; n < lines.length; n++) {
-    const line = lines[n];
-    const lineNo = n + 1;
+  const start = (lineNo: number): CardDraft => {
+    if (cards.length === MAX_CARDS_PER_DECK) {
+      throw new AppError('TOO_MANY_CARDS', `line ${lineNo}: card ${MAX_CARDS_PER_DECK + 1} starts here; a deck holds at most ${MAX_CARDS_PER_DECK} cards`, { field: 'cards', line: lineNo });
+    }
+    return { line: lineNo };
+  };
+  for (let line = reader.next(); line !== undefined; line = reader.next()) {
+    const lineNo = reader.number;
     if (meta) {
       if (META_CLOSE.test(line)) {
-        card!.meta = readYamlMapping(meta.lines, meta.line + 1, 'card meta block');
+        if (card) card.meta = readYamlMapping(meta.lines, meta.line + 1, 'card meta block', budget);
         meta = null;
       } else meta.lines.push(line);
     } else if (fence) {
-      section!.lines.push(line);
+      section?.lines.push(line);
       if (closesFence(fence, line)) fence = null;
     } else if (SEPARATOR.test(line)) {
       finish();
     } else if (META_OPEN.test(line)) {
-      card ??= { line: lineNo };
+      card ??= start(lineNo);
       if (card.metaLine !== undefined) fail(lineNo, `second card meta block in the card starting at line ${card.line}; a card has at most one`);
       card.metaLine = lineNo;
       meta = { line: lineNo, lines: [] };
       section = null;
     } else if (SECTION.test(line)) {
-      card ??= { line: lineNo };
-      const side = SECTION.exec(line)![1].toLowerCase() as 'front' | 'back';
+      card ??= start(lineNo);
+      const side = (SECTION.exec(line)?.[1] ?? '').toLowerCase() === 'back' ? 'back' : 'front';
       const name = side === 'front' ? 'Front' : 'Back';
       if (card[side]) fail(lineNo, `duplicate "## ${name}" in the card starting at line ${card.line}; separate cards with a line of three hyphens`);
       section = card[side] = { line: lineNo, lines: [] };
@@ -122,7 +176,7 @@ function readCards(lines: string[], from: number): CardInput[] {
     }
   }
   if (meta) fail(meta.line, 'the card meta block is never closed by a line "-->"');
-  if (fence) fail((fence as Fence).line, 'the code fence opened here is never closed');
+  if (fence) fail((fence).line, 'the code fence opened here is never closed');
   finish();
   return cards;
 }
@@ -162,12 +216,12 @@ function buildCard(draft: CardDraft): CardInput {
     const entry = meta.get(key);
     if (!entry) continue;
     if (entry.value !== null && !isPlainObject(entry.value)) fail(entry.line, `${key} must be a mapping with imageUrl and/or imageAlt, or null`);
-    card[key] = entry.value as CardInput[typeof key];
+    card[key] = entry.value;
   }
   const extras = meta.get('extras');
   if (extras && extras.value !== null) {
     if (!isPlainObject(extras.value)) fail(extras.line, 'extras must be a mapping, e.g. "extras:\\n  cardType: formula"');
-    card.extras = extras.value as CardExtrasInput;
+    card.extras = extras.value;
   }
   return card;
 }

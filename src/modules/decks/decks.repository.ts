@@ -53,7 +53,7 @@ function toDeck(row: DeckRow): DeckRecord {
 const selectDeck = preparedQuery((db: Db, deckId: string) => db.selectFrom('decks').select(DECK_COLUMNS).where('id', '=', deckId), ['']);
 
 export async function findDeck(db: Db, deckId: string): Promise<DeckRecord | null> {
-  const [row] = await selectDeck(db, deckId);
+  const row = (await selectDeck(db, deckId)).at(0);
   return row ? toDeck(row) : null;
 }
 

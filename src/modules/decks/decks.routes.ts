@@ -1,14 +1,22 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { prefersMarkdown, sendJson, type RouteModule } from '../../http.ts';
+import { prefersMarkdown, principalOf, sendJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
 import { getCapacity, getDeckBody, getDeckDetail, listDecks, patchDeck } from './decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });
+const NO_KEYS: readonly string[] = Object.freeze([]);
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
 
-export const decksRoutes: RouteModule = (app, ctx) => {
+export const decksRoutes: RouteModule = (app, { ctx }) => {
+  // The deck's published version is read with the call's admission (one Redis round trip).
+  const versionKey = (request: FastifyRequest): readonly string[] => {
+    const key = ctx.deckVersions.keyOf((request.params as { deckId: string }).deckId);
+    return key === null ? NO_KEYS : [key];
+  };
+
   app.get('/decks', {
     config: { auth: { scope: 'decks:read' } },
     schema: {
@@ -22,7 +30,7 @@ export const decksRoutes: RouteModule = (app, ctx) => {
       }),
       response: { 200: DeckListSchema, ...errorResponses([...AUTH_ERRORS, 'BAD_REQUEST', 'FORBIDDEN']) },
     },
-  }, async (request) => listDecks(ctx, request.principal!, request.query.limit, request.query.token));
+  }, async (request) => listDecks(ctx, principalOf(request), { limit: request.query.limit, token: request.query.token }));
 
   app.get('/decks/capacity', {
     config: { auth: { scope: 'decks:read' } },
@@ -33,11 +41,10 @@ export const decksRoutes: RouteModule = (app, ctx) => {
       description: '`deck_limit` null means no limit. The literal path `capacity` is not a deck id.',
       response: { 200: CapacitySchema, ...errorResponses([...AUTH_ERRORS, 'FORBIDDEN']) },
     },
-  }, async (request) => getCapacity(ctx, request.principal!));
+  }, async (request) => getCapacity(ctx, principalOf(request)));
 
   app.get('/decks/:deckId', {
-    // The deck's published version is read with the rate-limit check (one Redis round trip).
-    config: { auth: { scope: 'decks:read', peek: (request) => ctx.deckVersions.keyOf((request.params as { deckId: string }).deckId) } },
+    config: { auth: { scope: 'decks:read', reads: versionKey } },
     schema: {
       operationId: 'getDeck',
       tags: ['decks'],
@@ -57,11 +64,11 @@ export const decksRoutes: RouteModule = (app, ctx) => {
     },
   }, async (request, reply) => {
     if (prefersMarkdown(request.headers.accept)) {
-      const deck = await getDeckDetail(ctx, request.principal!, request.params.deckId);
+      const deck = await getDeckDetail(ctx, principalOf(request), { deckId: request.params.deckId });
       return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
     }
-    const published = ctx.deckVersions.parse(request.peeked);
-    return sendJson(reply, await getDeckBody(ctx, request.principal!, request.params.deckId, published));
+    const published = ctx.deckVersions.parse(request.reads?.[0] ?? null);
+    return sendJson(reply, await getDeckBody(ctx, principalOf(request), { deckId: request.params.deckId, published }));
   });
 
   app.patch('/decks/:deckId', {
@@ -81,6 +88,6 @@ export const decksRoutes: RouteModule = (app, ctx) => {
     },
   }, async (request, reply) => sendJson(
     reply,
-    await patchDeck(ctx, request.principal!, request.params.deckId, request.body, request.headers['if-match']),
+    await patchDeck(ctx, principalOf(request), { deckId: request.params.deckId, patch: request.body, ifMatch: request.headers['if-match'] }),
   ));
 };

@@ -1,6 +1,8 @@
 // One schema per shape: used to validate requests, to type the code, and to write OpenAPI.
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable } from '../../schemas/common.ts';
+import { addBodyKeyword, type JsonLimits } from '../../validation.ts';
+import { normaliseTags } from './deck-fields.ts';
 
 export const MAX_CARDS_PER_DECK = 250;
 
@@ -19,15 +21,25 @@ export type CardType = (typeof CARD_TYPES)[number];
 export const VisibilitySchema = Type.Enum([...VISIBILITIES]);
 const ContentTypeSchema = Type.Enum([...CONTENT_TYPES]);
 
-// https absolute URLs or root-relative paths ("/x", never "//x"); http and other schemes rejected.
-const IMAGE_URL_PATTERN = '^(?:[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#]+[^\\s]*|/(?!/)[^\\s]*)$';
-const HTTPS_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#]+[^\\s]*$';
+// https absolute URLs or root-relative paths; http and other schemes rejected. Root-relative means
+// "/" then a character that is neither "/" nor a backslash: browsers read "/\x" like "//x", another host.
+// No whitespace or control characters anywhere (URL parsers drop tabs and line breaks, so "/\t/x"
+// is "//x" too). Each part is unambiguous, so matching is linear in the length.
+const URL_CHAR = '[^\\s\\x00-\\x1f\\x7f]';
+const HOST_START = '[^\\s\\x00-\\x1f\\x7f/\\\\?#]';
+const HTTPS_URL = `[Hh][Tt][Tt][Pp][Ss]://${HOST_START}${URL_CHAR}*`;
+const ROOT_RELATIVE = `/(?:[^\\s\\x00-\\x1f\\x7f/\\\\]${URL_CHAR}*)?`;
+export const IMAGE_URL_PATTERN = `^(?:${HTTPS_URL}|${ROOT_RELATIVE})$`;
+export const HTTPS_URL_PATTERN = `^${HTTPS_URL}$`;
+
+/** extras.templateData is free-form: bounded, so that every walk over it is. */
+export const TEMPLATE_DATA_LIMITS: JsonLimits = { maxDepth: 16, maxMembers: 256, maxBytes: 16_384 };
 
 export const SideMediaSchema = Nullable(Type.Object({
   imageUrl: Type.Optional(Nullable(Type.String({
     maxLength: 2048,
     pattern: IMAGE_URL_PATTERN,
-    description: 'An https:// URL or a root-relative path (`/...`, not `//...`). http://, javascript:, data:, vbscript:, file: are rejected with SCHEMA_INVALID.',
+    description: 'An https:// URL or a root-relative path: `/` followed by a character other than `/` or `\\` (`//host` and `/\\host` name another host). No whitespace or control characters. http://, javascript:, data:, vbscript:, file: are rejected with SCHEMA_INVALID.',
   }))),
   imageAlt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
 }, { additionalProperties: false }));
@@ -43,7 +55,11 @@ const extrasFields = {
   prompt: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   difficulty: Type.Optional(Nullable(Type.Enum([...CARD_DIFFICULTIES]))),
   tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 10 }))),
-  templateData: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+  templateData: Type.Optional(Nullable(Type.Object({}, {
+    additionalProperties: true,
+    'x-json-limits': TEMPLATE_DATA_LIMITS,
+    description: `Free-form JSON object for templates, stored with its keys sorted. At most ${TEMPLATE_DATA_LIMITS.maxDepth} levels deep (the object itself is the first), ${TEMPLATE_DATA_LIMITS.maxMembers} members (object properties plus array items, at every depth) and ${TEMPLATE_DATA_LIMITS.maxBytes} bytes as compact UTF-8 JSON; beyond any of these, SCHEMA_INVALID.`,
+  }))),
 };
 
 export const CardExtrasInputSchema = Type.Object({
@@ -95,13 +111,48 @@ export const CardDtoSchema = Type.Object({
   extras: Type.Optional(CardExtrasSchema),
 }, { additionalProperties: false });
 
-const tagsSchema = Type.Array(Type.String({ maxLength: 40 }), {
-  maxItems: 20,
-  description: 'Trimmed, empty ones dropped, duplicates (case-insensitive) removed keeping the first spelling.',
+/** Deck tags: the limits hold for the list once normalised (trimmed, de-duplicated), not as sent. */
+export const DECK_TAGS = { maxTags: 20, maxLength: 40, maxSent: 200 } as const;
+
+const codePoints = (text: string) => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+
+// "x-deck-tags": normalises the list as the service will (deck-fields.ts), then checks the limits.
+addBodyKeyword({
+  keyword: 'x-deck-tags',
+  type: 'array',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function checkDeckTags(_enabled: boolean, data: unknown[], _parent?: unknown, where?: { instancePath: string }): boolean {
+    const errors: { instancePath?: string; keyword: string; message: string; params: object }[] = [];
+    if (data.every((t) => typeof t === 'string')) {
+      const tags = data;
+      const kept = normaliseTags(tags);
+      tags.forEach((tag, i) => {
+        if (codePoints(tag.trim()) > DECK_TAGS.maxLength) {
+          errors.push({ instancePath: `${where?.instancePath ?? ''}/${i}`, keyword: 'maxLength', params: { limit: DECK_TAGS.maxLength }, message: `must NOT have more than ${DECK_TAGS.maxLength} characters once trimmed` });
+        }
+      });
+      if (kept.length > DECK_TAGS.maxTags) {
+        errors.push({ keyword: 'maxItems', params: { limit: DECK_TAGS.maxTags }, message: `must NOT have more than ${DECK_TAGS.maxTags} tags once trimmed, empty ones dropped and case-insensitive duplicates removed` });
+      }
+    }
+    (checkDeckTags as { errors?: unknown[] }).errors = errors;
+    return errors.length === 0;
+  },
+});
+
+const tagsSchema = Type.Array(Type.String(), {
+  maxItems: DECK_TAGS.maxSent,
+  'x-deck-tags': true,
+  description: `Trimmed, empty ones dropped, duplicates (case-insensitive) removed keeping the first spelling; what remains must be at most ${DECK_TAGS.maxTags} tags of at most ${DECK_TAGS.maxLength} characters (SCHEMA_INVALID otherwise). Up to ${DECK_TAGS.maxSent} entries may be sent.`,
 });
 const titleSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const langSchema = Type.String({ minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$', description: 'Language code such as en, fr, pl, pt-BR' });
-const thumbnailSchema = Nullable(Type.String({ maxLength: 2048, format: 'uri', pattern: HTTPS_URL_PATTERN, description: 'https URL only' }));
+const thumbnailSchema = Nullable(Type.String({ maxLength: 2048, format: 'uri', pattern: HTTPS_URL_PATTERN, description: 'https URL only, without whitespace or control characters' }));
 
 export const DeckMetaInputSchema = Type.Object({
   title: titleSchema,

@@ -1,11 +1,11 @@
-import type { RouteModule } from '../../http.ts';
+import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, PATH_ERRORS, errorResponses } from '../../schemas/common.ts';
 import { AnswerBodySchema, AnswerResultSchema, IdParams, SessionSchema, StartSessionBodySchema } from './reviews.schemas.ts';
 import { answerCard, completeSession, getSession, startSession } from './reviews.service.ts';
 
 const SESSION_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'SESSION_NOT_FOUND'] as const;
 
-export const reviewsRoutes: RouteModule = (app, ctx) => {
+export const reviewsRoutes: RouteModule = (app, { ctx }) => {
   app.post('/reviews', {
     config: { auth: { scope: 'reviews:write' } },
     schema: {
@@ -25,7 +25,7 @@ export const reviewsRoutes: RouteModule = (app, ctx) => {
     },
   }, async (request, reply) => {
     request.activityDeckId = request.body.deckId;
-    return reply.code(201).send(await startSession(ctx, request.principal!, request.body.deckId, request.body.resume === true));
+    return reply.code(201).send(await startSession(ctx, principalOf(request), { deckId: request.body.deckId, resume: request.body.resume === true }));
   });
 
   app.get('/reviews/:sessionId', {
@@ -38,7 +38,7 @@ export const reviewsRoutes: RouteModule = (app, ctx) => {
       params: IdParams,
       response: { 200: SessionSchema, ...errorResponses(SESSION_ERRORS) },
     },
-  }, async (request) => getSession(ctx, request.principal!, request.params.sessionId));
+  }, async (request) => getSession(ctx, principalOf(request), { sessionId: request.params.sessionId }));
 
   app.post('/reviews/:sessionId/answers', {
     config: { auth: { scope: 'reviews:write' } },
@@ -58,7 +58,7 @@ export const reviewsRoutes: RouteModule = (app, ctx) => {
         ...errorResponses([...SESSION_ERRORS, ...BODY_ERRORS, 'SCHEMA_INVALID', 'CARD_NOT_FOUND', 'ANSWER_CONFLICT', 'SESSION_NOT_ACTIVE']),
       },
     },
-  }, async (request) => answerCard(ctx, request.principal!, request.params.sessionId, request.body));
+  }, async (request) => answerCard(ctx, principalOf(request), { sessionId: request.params.sessionId, ...request.body }));
 
   app.post('/reviews/:sessionId/complete', {
     config: { auth: { scope: 'reviews:write' } },
@@ -77,5 +77,5 @@ export const reviewsRoutes: RouteModule = (app, ctx) => {
         ...errorResponses([...SESSION_ERRORS, ...BODY_ERRORS, 'SESSION_NOT_ACTIVE']),
       },
     },
-  }, async (request) => completeSession(ctx, request.principal!, request.params.sessionId));
+  }, async (request) => completeSession(ctx, principalOf(request), { sessionId: request.params.sessionId }));
 };

@@ -5,8 +5,8 @@ import { ConcurrentUpdate, inTransaction, type ServiceContext } from '../../cont
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { requireOwnedDeck } from '../decks/decks.service.ts';
-import type { Principal } from '../tokens/tokens.service.ts';
+import type { Actor } from '../identity/principal.ts';
+import { requireOwnedDeck } from '../decks/deck-write.ts';
 import { lockUser } from '../users/users.repository.ts';
 import {
   deckHasCard, findActiveSession, findAnswer, findSchedule, findSessionOfUser, insertAnswerIfAbsent, insertSession,
@@ -41,8 +41,8 @@ function sessionView(session: SessionRecord, answers: AnswerRow[]): Session {
   };
 }
 
-async function requireSession(db: Db, principal: Principal, sessionId: string): Promise<SessionRecord> {
-  const session = await findSessionOfUser(db, principal.userId, sessionId);
+async function requireSession(db: Db, actor: Actor, sessionId: string): Promise<SessionRecord> {
+  const session = await findSessionOfUser(db, actor.userId, sessionId);
   // Another user's session is indistinguishable from a missing one.
   if (session === null) throw new AppError('SESSION_NOT_FOUND', `Review session ${sessionId} was not found`);
   return session;
@@ -67,13 +67,14 @@ async function buildQueue(db: Db, userId: string, deckId: string, now: string): 
   return [...due.map((d) => d.id), ...fresh];
 }
 
-export async function startSession(ctx: ServiceContext, principal: Principal, deckId: string, resume: boolean): Promise<Session> {
+export async function startSession(ctx: ServiceContext, actor: Actor, input: { deckId: string; resume: boolean }): Promise<Session> {
+  const { deckId, resume } = input;
   return inTransaction(ctx.db, async (trx) => {
-    const deck = await requireOwnedDeck(trx, principal, deckId, 'reference');
+    const deck = await requireOwnedDeck(trx, actor, deckId, 'reference');
     // Serialises starts of one user, so two racing starts never leave two active sessions.
-    await lockUser(trx, principal.userId);
+    await lockUser(trx, actor.userId);
     const now = ctx.clock.now().toISOString();
-    const active = await findActiveSession(trx, principal.userId, deck.id);
+    const active = await findActiveSession(trx, actor.userId, deck.id);
     if (active !== null) {
       if (resume) return sessionView(active, await listAnswers(trx, active.id));
       const abandoned = await updateActiveSessionIfUnchanged(trx, active.id, active.answered, { status: 'abandoned', updatedAt: now });
@@ -81,11 +82,11 @@ export async function startSession(ctx: ServiceContext, principal: Principal, de
     }
     const session: SessionRecord = {
       id: newId('rev'),
-      userId: principal.userId,
+      userId: actor.userId,
       deckId: deck.id,
       status: 'active',
       deckVersion: deck.updatedAt,
-      cards: await buildQueue(trx, principal.userId, deck.id, now),
+      cards: await buildQueue(trx, actor.userId, deck.id, now),
       answered: 0,
       stats: null,
       startedAt: now,
@@ -97,8 +98,8 @@ export async function startSession(ctx: ServiceContext, principal: Principal, de
   });
 }
 
-export async function getSession(ctx: ServiceContext, principal: Principal, sessionId: string): Promise<Session> {
-  const session = await requireSession(ctx.db, principal, sessionId);
+export async function getSession(ctx: ServiceContext, actor: Actor, input: { sessionId: string }): Promise<Session> {
+  const session = await requireSession(ctx.db, actor, input.sessionId);
   return sessionView(session, await listAnswers(ctx.db, session.id));
 }
 
@@ -106,12 +107,13 @@ export async function getSession(ctx: ServiceContext, principal: Principal, sess
  * One answer per card per session. The same card and rating again returns the stored record
  * (whatever the session's status); a different rating is ANSWER_CONFLICT.
  */
-export async function answerCard(ctx: ServiceContext, principal: Principal, sessionId: string, body: AnswerBody): Promise<AnswerResult> {
+export async function answerCard(ctx: ServiceContext, actor: Actor, input: { sessionId: string } & AnswerBody): Promise<AnswerResult> {
+  const { sessionId, ...body } = input;
   return inTransaction(ctx.db, async (trx) => {
     // The answer before the session: an answer and its count commit together, so a session read
     // after the answer counts it (PostgreSQL reads each statement afresh).
     const existing = await findAnswer(trx, sessionId, body.cardId);
-    const session = await requireSession(trx, principal, sessionId);
+    const session = await requireSession(trx, actor, sessionId);
     if (existing !== null && existing.rating === body.rating) {
       return { answer: answerRecord(existing), progress: progress(session.cards, session.answered), nextDue: existing.due };
     }
@@ -125,7 +127,7 @@ export async function answerCard(ctx: ServiceContext, principal: Principal, sess
       throw new AppError('CARD_NOT_FOUND', `Card ${body.cardId} is not in review session ${session.id}`, { cardId: body.cardId });
     }
     const now = ctx.clock.now();
-    const schedule = nextSchedule(await findSchedule(trx, principal.userId, body.cardId), body.rating, now);
+    const schedule = nextSchedule(await findSchedule(trx, actor.userId, body.cardId), body.rating, now);
     const answer: AnswerRow = {
       cardId: body.cardId,
       seq: session.answered + 1,
@@ -137,7 +139,7 @@ export async function answerCard(ctx: ServiceContext, principal: Principal, sess
     // A duplicate that slipped past findAnswer (a concurrent transaction on PostgreSQL) hits the
     // unique key; the retry then finds the stored answer.
     if (!(await insertAnswerIfAbsent(trx, session.id, answer))) throw new ConcurrentUpdate();
-    await saveSchedule(trx, principal.userId, body.cardId, schedule);
+    await saveSchedule(trx, actor.userId, body.cardId, schedule);
     const answered = session.answered + 1;
     if (!(await updateActiveSessionIfUnchanged(trx, session.id, session.answered, { answered, updatedAt: answer.answeredAt }))) {
       throw new ConcurrentUpdate();
@@ -173,9 +175,9 @@ function computeStats(session: SessionRecord, answers: AnswerRow[], completedAt:
 }
 
 /** Fixes the statistics once; completing again returns the same session and stats. */
-export async function completeSession(ctx: ServiceContext, principal: Principal, sessionId: string): Promise<Session> {
+export async function completeSession(ctx: ServiceContext, actor: Actor, input: { sessionId: string }): Promise<Session> {
   return inTransaction(ctx.db, async (trx) => {
-    const session = await requireSession(trx, principal, sessionId);
+    const session = await requireSession(trx, actor, input.sessionId);
     const answers = await listAnswers(trx, session.id);
     if (session.status === 'completed') return sessionView(session, answers);
     if (session.status !== 'active') throw notActive(session);

@@ -32,11 +32,15 @@ function toCard(schedule: CardSchedule | null, now: Date): Card {
     due: new Date(schedule.due),
     stability: schedule.stability,
     difficulty: schedule.difficulty,
+    // Deprecated for ts-fsrs 6; version 5 still keeps it, and stored schedules carry it.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     elapsed_days: schedule.elapsedDays,
     scheduled_days: schedule.scheduledDays,
     learning_steps: schedule.learningSteps,
     reps: schedule.reps,
     lapses: schedule.lapses,
+    // Stored as the enum's number.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
     state: schedule.state,
     ...(schedule.lastReview === null ? {} : { last_review: new Date(schedule.lastReview) }),
   };
@@ -49,6 +53,7 @@ export function nextSchedule(previous: CardSchedule | null, rating: ReviewRating
     due: card.due.toISOString(),
     stability: card.stability,
     difficulty: card.difficulty,
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     elapsedDays: card.elapsed_days,
     scheduledDays: card.scheduled_days,
     learningSteps: card.learning_steps,

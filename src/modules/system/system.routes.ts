@@ -1,15 +1,15 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Db } from '../../db/database.ts';
 import { envelope } from '../../errors.ts';
-import { TOKEN_SCOPES } from '../tokens/scopes.ts';
-import { API_PREFIX } from '../../plugins/openapi.ts';
 
 export interface SystemDeps {
   db: Db;
-  publicUrl: string;
   /** Readiness probes of the other dependencies (Redis), by name; each throws when it is down. */
   checks?: Record<string, () => Promise<void>>;
+  /** The protected resources' metadata documents (RFC 9728), each at its paths. */
+  resources: readonly { documentPaths: readonly string[]; document: Readonly<Record<string, unknown>> }[];
 }
 
 const PROBE_TIMEOUT_MS = 3000;
@@ -28,7 +28,8 @@ async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
 }
 
 /**
- * Routes outside {base_url}: readiness and the OAuth protected-resource metadata (RFC 9728).
+ * Routes outside every surface, answered by the root's JSON error and not-found handlers:
+ * readiness and the OAuth protected-resource metadata (RFC 9728).
  * GET /healthz is 200 when every dependency answers, else 503 naming the ones that are down, so a
  * load balancer takes the instance out until it recovers (it does so by itself).
  */
@@ -39,20 +40,20 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
   };
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     const names = Object.keys(probes);
-    const states = await Promise.all(names.map((name) => probe(probes[name] as () => Promise<void>)));
+    const states = await Promise.all(names.map((name) => probe(probes[name])));
     const checks = Object.fromEntries(names.map((name, i) => [name, states[i]]));
     const down = names.filter((_, i) => states[i] === 'down');
     if (down.length === 0) return { status: 'ok', checks };
     return reply.code(503).header('Retry-After', '5').send(envelope('SERVICE_UNAVAILABLE', `Unavailable: ${down.join(', ')}`, { checks }));
   });
-  const metadata = {
-    resource: `${deps.publicUrl}${API_PREFIX}`,
-    scopes_supported: [...TOKEN_SCOPES],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Flashdeck Integrations API',
-    resource_documentation: `${deps.publicUrl}${API_PREFIX}/docs`,
-  };
-  for (const path of ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${API_PREFIX}`]) {
-    app.get(path, { schema: { hide: true } }, async () => metadata);
+  for (const { documentPaths, document } of deps.resources) {
+    for (const path of documentPaths) app.get(path, { schema: { hide: true } }, async () => document);
   }
 }
+
+export const SYSTEM_PLUGIN = 'flashdeck-system';
+
+export const systemPlugin = fp<SystemDeps>((app, deps, done) => {
+  systemRoutes(app, deps);
+  done();
+}, { name: SYSTEM_PLUGIN, dependencies: ['flashdeck-root'], encapsulate: true, fastify: '5.x' });

@@ -9,7 +9,7 @@ export const PAT_MARKER = 'svc_pat_';
 const PREFIX_LENGTH = 10;
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
-const PAT_PATTERN = new RegExp(`^${PAT_MARKER}([0-9A-Za-z]{${PREFIX_LENGTH}})_([0-9A-Za-z]{${RANDOM_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+const PAT_PATTERN = new RegExp(`^${PAT_MARKER}([0-9A-Za-z]{${PREFIX_LENGTH}})_[0-9A-Za-z]{${RANDOM_LENGTH}}([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 
 function checksum(body: string): string {
   return toBase62(crc32(body), CHECKSUM_LENGTH);
@@ -26,7 +26,7 @@ export function parsePat(token: string): string | null {
   const match = PAT_PATTERN.exec(token);
   if (!match) return null;
   const body = token.slice(0, token.length - CHECKSUM_LENGTH);
-  return checksum(body) === match[3] ? (match[1] as string) : null;
+  return checksum(body) === match[2] ? match[1] : null;
 }
 
 export function hashToken(key: string, token: string): string {

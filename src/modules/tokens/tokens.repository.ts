@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../identity/scopes.ts';
 
 export interface TokenRecord {
   id: string;
@@ -46,7 +46,7 @@ export async function insertToken(db: Db, t: TokenRecord): Promise<void> {
 const selectTokenByPrefix = preparedQuery((db: Db, prefix: string) => db.selectFrom('tokens').selectAll().where('prefix', '=', prefix), ['']);
 
 export async function findTokenByPrefix(db: Db, prefix: string): Promise<TokenRecord | null> {
-  const [row] = await selectTokenByPrefix(db, prefix);
+  const row = (await selectTokenByPrefix(db, prefix)).at(0);
   return row ? toRecord(row) : null;
 }
 

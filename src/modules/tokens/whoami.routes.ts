@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { RouteModule } from '../../http.ts';
+import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, errorResponses } from '../../schemas/common.ts';
-import { TOKEN_SCOPES } from './scopes.ts';
+import { TOKEN_SCOPES } from '../identity/scopes.ts';
 
 export const WhoAmISchema = Type.Object({
   userId: Type.String(),
@@ -24,7 +24,7 @@ export const whoamiRoutes: RouteModule = (app) => {
       response: { 200: WhoAmISchema, ...errorResponses(AUTH_ERRORS) },
     },
   }, async (request) => {
-    const p = request.principal!;
-    return { userId: p.userId, scopes: [...p.scopes], source: p.source, token: { id: p.tokenId, name: p.tokenName, prefix: p.tokenPrefix } };
+    const p = principalOf(request);
+    return { userId: p.userId, scopes: [...p.scopes], source: p.source, token: { id: p.credentialId, name: p.name, prefix: p.prefix } };
   });
 };

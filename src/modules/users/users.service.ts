@@ -1,27 +1,38 @@
-import type { Db } from '../../db/database.ts';
-import type { Clock } from '../../clock.ts';
+import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { UsageError } from '../../usage-error.ts';
 import { findUserByEmail, insertUser, type User } from './users.repository.ts';
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export type { User } from './users.repository.ts';
+
+const EMAIL = /^[^\s@]+@([^\s@]+)$/;
+
+/** local@domain, the domain holding a dot with text on both sides (checked without backtracking). */
+function isEmail(value: string): boolean {
+  const domain = EMAIL.exec(value)?.[1];
+  if (domain === undefined) return false;
+  const dot = domain.indexOf('.', 1);
+  return dot !== -1 && dot < domain.length - 1;
+}
 
 export function normaliseEmail(email: string): string {
   const value = email.trim().toLowerCase();
-  if (!EMAIL.test(value) || value.length > 254) throw new UsageError(`not an email address: ${email}`);
+  if (value.length > 254 || !isEmail(value)) throw new AppError('INVALID_INPUT', `not an email address: ${email}`, { field: 'email' });
   return value;
 }
 
-export async function addUser(db: Db, clock: Clock, email: string): Promise<User> {
-  const normalised = normaliseEmail(email);
-  if (await findUserByEmail(db, normalised)) throw new UsageError(`a user with email ${normalised} already exists`);
-  const user = { id: newId('usr'), email: normalised, createdAt: clock.now().toISOString() };
-  await insertUser(db, user);
+/** Operator: a new user (the CLI's `users add`). */
+export async function addUser(ctx: ServiceContext, input: { email: string }): Promise<User> {
+  const normalised = normaliseEmail(input.email);
+  if (await findUserByEmail(ctx.db, normalised)) throw new AppError('USER_EXISTS', `a user with email ${normalised} already exists`);
+  const user = { id: newId('usr'), email: normalised, createdAt: ctx.clock.now().toISOString() };
+  await insertUser(ctx.db, user);
   return user;
 }
 
-export async function requireUser(db: Db, email: string): Promise<User> {
-  const user = await findUserByEmail(db, normaliseEmail(email));
-  if (!user) throw new UsageError(`no user with email ${email}`);
+/** Operator: the user with this email, or USER_NOT_FOUND. */
+export async function getUserByEmail(ctx: ServiceContext, input: { email: string }): Promise<User> {
+  const user = await findUserByEmail(ctx.db, normaliseEmail(input.email));
+  if (!user) throw new AppError('USER_NOT_FOUND', `no user with email ${input.email}`);
   return user;
 }

@@ -8,7 +8,7 @@ import { normaliseCard, type CardContent } from '../../../src/modules/cards/card
 import { exportDeckMarkdown, parseDeckMarkdown } from '../../../src/modules/deck-import/deck-markdown.ts';
 import {
   CARD_DIFFICULTIES, CARD_DIRECTIONS, CARD_TYPES, CONTENT_TYPES, ImportBodySchema, RETIRED_CARD_TYPES, TEMPLATES, VISIBILITIES,
-  type CardInput, type DeckDetail, type DeckMetaInput,
+  type DeckDetail, type DeckMetaInput,
 } from '../../../src/modules/decks/decks.schemas.ts';
 
 const CANONICAL = `---
@@ -245,7 +245,7 @@ test('should export plain sides as sections and omit extras types equal to their
 test('should move a side that would read as structure into the card meta block', () => {
   const card = normaliseCard({ front: 'a\n---\nb', back: '## Front' }, 'c').content;
   const text = exportDeckMarkdown(detail('T', [card]));
-  assert.match(text, /<!-- card\nfront: \|-\n {2}a\n {2}---\n {2}b\nback: "## Front"\n-->/);
+  assert.ok(text.includes('<!-- card\nfront: "a\\n---\\nb"\nback: "## Front"\n-->'), text);
   assert.deepEqual(parseDeckMarkdown(text).cards, [{ front: 'a\n---\nb', back: '## Front' }]);
 });
 
@@ -270,7 +270,7 @@ const mediaArb = fc.oneof(
 );
 // Keys that poison prototypes are refused by both formats (test/api/import.test.ts), so none here.
 const json = fc.dictionary(anyString, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((v) => JSON.parse(JSON.stringify(v)))
-  .filter((v) => !/"(__proto__|constructor)"/.test(JSON.stringify(v)));
+  .filter((v) => !/"(?:__proto__|constructor)"/.test(JSON.stringify(v)));
 const extrasArb = fc.record({
   info: nullable(anyString),
   frontType: fc.constantFrom(...CONTENT_TYPES),
@@ -295,7 +295,7 @@ const cardArb = fc.record({
   const card: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (value !== undefined) card[key] = value;
   if (!hasText(raw.front) && !hasText(raw.back)) card.back = `${raw.back ?? ''}x`;
-  return card as CardInput;
+  return card;
 });
 
 const TRICKY_TITLES = ['Deck', ' lead', 'trail ', 'two\nlines', '#', '# nested', '## Front', '---', 'x #', '\uFEFFbom', 'a\u2028b', 'cr\r', '', '\t', 'é 😀'];

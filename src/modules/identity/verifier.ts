@@ -1,0 +1,25 @@
+// A verifier turns a presented bearer token into a Principal. The policy (src/policy/) asks each
+// verifier in turn whether it recognises the token's shape; the first that does decides. Personal
+// access tokens: src/modules/tokens/pat-verifier.ts; OAuth access tokens plug in the same way.
+import type { AppError } from '../../errors.ts';
+import type { Principal } from './principal.ts';
+
+export type Verification =
+  | { readonly principal: Principal; readonly refused: null }
+  /**
+   * Refused with UNAUTHORIZED or TOKEN_REVOKED. `principal` is the credential when it was
+   * identified (a revoked or expired token whose secret matched), so the call is still recorded
+   * in that credential's activity log; null when nothing was identified.
+   */
+  | { readonly principal: Principal | null; readonly refused: AppError };
+
+export interface TokenVerifier {
+  /** Whether the token has this verifier's shape. Cheap and without I/O: called on every call. */
+  recognises(token: string): boolean;
+  /**
+   * `resource` is the protected resource the call is for (RFC 8707/9728: `{PUBLIC_URL}/api/v1`,
+   * `{PUBLIC_URL}/mcp`): a token bound to another resource is refused (OAuth); a personal access
+   * token is good for every resource.
+   */
+  verify(token: string, resource: string): Promise<Verification>;
+}

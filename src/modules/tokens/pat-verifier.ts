@@ -1,0 +1,56 @@
+// Personal access tokens as a TokenVerifier (src/modules/identity/verifier.ts): a token of the
+// `svc_pat_` shape is checked here and nowhere else.
+import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import type { Principal } from '../identity/principal.ts';
+import type { TokenVerifier, Verification } from '../identity/verifier.ts';
+import { cachedToken } from './token-cache.ts';
+import { hashesEqual, hashToken, parsePat, PAT_MARKER } from './token-format.ts';
+import { findTokenByPrefix, type TokenRecord } from './tokens.repository.ts';
+
+function principalOf(token: TokenRecord): Principal {
+  return {
+    userId: token.userId,
+    source: 'pat',
+    credentialId: token.id,
+    name: token.name,
+    prefix: token.prefix,
+    scopes: token.scopes,
+    bucket: `tok:${token.id}`,
+  };
+}
+
+function refused(error: AppError, principal: Principal | null = null): Verification {
+  return { principal, refused: error };
+}
+
+/**
+ * A presented PAT: malformed or unknown is UNAUTHORIZED; one whose secret matches but which is
+ * revoked or expired is TOKEN_REVOKED, with its principal (the call goes to its activity log).
+ */
+export async function verifyPat(ctx: ServiceContext, presented: string): Promise<Verification> {
+  const prefix = parsePat(presented);
+  if (prefix === null) return refused(new AppError('UNAUTHORIZED', 'The access token is malformed'));
+  const cached = await cachedToken(ctx.db, prefix, (p) => findTokenByPrefix(ctx.db, p));
+  if (!cached) return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
+  const token = cached.token;
+  if (cached.verified === undefined || !hashesEqual(cached.verified, presented)) {
+    if (!hashesEqual(token.hash, hashToken(ctx.secrets.tokenHashKey, presented))) {
+      return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
+    }
+    cached.verified = presented;
+  }
+  cached.principal ??= principalOf(token);
+  if (token.revokedAt !== null) return refused(new AppError('TOKEN_REVOKED', 'The access token has been revoked'), cached.principal);
+  if (token.expiresAt !== null && Date.parse(token.expiresAt) <= ctx.clock.now().getTime()) {
+    return refused(new AppError('TOKEN_REVOKED', 'The access token has expired'), cached.principal);
+  }
+  return cached.ok ??= { principal: cached.principal, refused: null };
+}
+
+export function patVerifier(ctx: ServiceContext): TokenVerifier {
+  return {
+    recognises: (token) => token.startsWith(PAT_MARKER),
+    verify: (token) => verifyPat(ctx, token),
+  };
+}

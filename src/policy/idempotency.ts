@@ -1,0 +1,65 @@
+// Idempotency-Key, as a function any surface calls around a write: the API's idempotent routes
+// (src/surfaces/api/idempotency.ts), an MCP tool's `idempotencyKey`. The response is stored by the
+// write's own transaction (BeforeCommit), so a crash can never leave a committed write whose key is
+// still free to run it again; a failed write frees the key, so a retry runs again.
+import type { BeforeCommit, ServiceContext } from '../context.ts';
+import type { Actor } from '../modules/identity/principal.ts';
+import { claimKey, releaseKey, storeResponse } from '../modules/idempotency/idempotency.service.ts';
+
+export interface IdempotentCall {
+  /** The operation the key is scoped to (with the user): `append-cards`, `import-deck`. */
+  readonly operation: string;
+  readonly key: string;
+  /** A canonical hash of everything the request says (path, query, body): same key, other hash is a conflict. */
+  readonly requestHash: string;
+}
+
+/** A response as stored and replayed: its status and its exact bytes. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface IdempotentOutcome extends StoredResponse {
+  /** True when this is the stored response of an earlier request with the key. */
+  readonly replayed: boolean;
+}
+
+/**
+ * Runs `write` at most once per key (`call` null: no key, it just runs). `write` must pass the
+ * before-commit hook it is given to its service, so the response (`respond`, serialised once) is
+ * stored in the write's transaction; it comes back as these same bytes. A replay returns the
+ * stored response without running the write; a running claim is 409 IDEMPOTENCY_KEY_IN_USE, another
+ * request under the key 409 IDEMPOTENCY_CONFLICT. Only a 2xx response is ever stored.
+ */
+export async function runIdempotent<R>(
+  ctx: ServiceContext, actor: Actor, call: IdempotentCall | null,
+  write: (beforeCommit: BeforeCommit<R> | undefined) => Promise<R>,
+  respond: (result: R) => StoredResponse,
+): Promise<IdempotentOutcome> {
+  if (call === null) return { ...respond(await write(undefined)), replayed: false };
+  const claim = await claimKey(ctx, actor, call);
+  if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+  // Set by the hook: the response stored in the write's transaction.
+  const kept: { response: StoredResponse | null } = { response: null };
+  try {
+    const result = await write(async (trx, written) => {
+      const response = respond(written);
+      if (!isSuccess(response)) return;
+      await storeResponse(trx, claim.id, response.status, response.body);
+      kept.response = response;
+    });
+    const response = kept.response ?? respond(result);
+    // A write that did not take the hook still has its response kept, once it is known.
+    if (kept.response === null && isSuccess(response)) await storeResponse(ctx.db, claim.id, response.status, response.body);
+    if (!isSuccess(response)) await releaseKey(ctx, claim.id);
+    return { ...response, replayed: false };
+  } catch (error) {
+    await releaseKey(ctx, claim.id).catch(() => {});
+    throw error;
+  }
+}
+
+function isSuccess(response: StoredResponse): boolean {
+  return response.status >= 200 && response.status < 300;
+}

@@ -1,0 +1,222 @@
+// The per-call policy every surface applies, as plain functions: the API binds them to route-level
+// hooks (src/surfaces/api/route-policy.ts), an MCP dispatcher calls them per tool call, the web
+// editor charges its card-write bucket through `admit`. No rule of it is written anywhere else.
+//
+//   authenticate  bearer token -> Principal, through the first verifier that recognises it (401)
+//   admit         failed-auth throttle and the bucket's windows (429), reading shared keys in the
+//                 same round trip
+//   requireScope  403 FORBIDDEN with the insufficient_scope hint
+//   record        the activity log entry of a call made with a token
+//   idempotent    (idempotency.ts) a write run at most once per key
+import type { Clock } from '../clock.ts';
+import type { BeforeCommit, ServiceContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { ActivityRecorder } from '../modules/activity/activity-recorder.ts';
+import type { Actor, Principal } from '../modules/identity/principal.ts';
+import type { Scope } from '../modules/identity/scopes.ts';
+import type { TokenVerifier, Verification } from '../modules/identity/verifier.ts';
+import type { RateBucket, RateDecision, RateLimitStore, WindowLimits } from '../stores/rate-limits/rate-limits.ts';
+import { runIdempotent, type IdempotentCall, type IdempotentOutcome, type StoredResponse } from './idempotency.ts';
+
+/**
+ * A protected resource (RFC 9728): its identifier, which OAuth tokens are bound to, and its
+ * metadata document, which its 401 and 403 responses name (the API names
+ * `/.well-known/oauth-protected-resource`; the MCP endpoint will name its own).
+ */
+export interface ProtectedResource {
+  /** `{PUBLIC_URL}/api/v1`, `{PUBLIC_URL}/mcp`. */
+  readonly resource: string;
+  readonly metadataUrl: string;
+  /** WWW-Authenticate when no token was presented. */
+  readonly missingToken: string;
+  /** WWW-Authenticate when a presented token was refused. */
+  readonly invalidToken: string;
+}
+
+export function protectedResource(resource: string, metadataUrl: string): ProtectedResource {
+  return {
+    resource,
+    metadataUrl,
+    missingToken: challenge(metadataUrl, ''),
+    invalidToken: challenge(metadataUrl, 'error="invalid_token", '),
+  };
+}
+
+function challenge(metadataUrl: string, extra: string): string {
+  return `Bearer ${extra}resource_metadata="${metadataUrl}"`;
+}
+
+/** The outcome of an admitted call: its rate-limit headers and the values of the keys it read. */
+export interface Admitted {
+  readonly rateLimitPolicy: string;
+  readonly rateLimit: string;
+  readonly values: readonly (string | null)[];
+}
+
+/** One call made with a token, as the activity log keeps it. */
+export interface CallRecord {
+  readonly method: string;
+  /** `/api/v1/decks/:deckId` for an API route, `mcp:get_deck` for a tool. */
+  readonly route: string;
+  readonly deckId: string | null;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly address: string | null;
+  readonly userAgent: string | null;
+  readonly requestId: string;
+}
+
+export interface PolicyOptions {
+  /** The services' context: its clock, and its store for idempotency records. */
+  ctx: ServiceContext;
+  verifiers: readonly TokenVerifier[];
+  rateLimits: RateLimitStore;
+  /** The windows of every token's (and OAuth grant's) bucket. */
+  tokenLimits: WindowLimits;
+  /** The windows of a signed-in user's card writes from the web editor. */
+  cardWriteLimits: WindowLimits;
+  activity: ActivityRecorder;
+}
+
+/** DECISIONS: card writes from the web editor, per signed-in user. */
+export const CARD_WRITE_LIMITS: WindowLimits = Object.freeze({ perMinute: 120, perDay: 5000 });
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+export class Policy {
+  readonly #ctx: ServiceContext;
+  readonly #clock: Clock;
+  readonly #verifiers: readonly TokenVerifier[];
+  readonly #rateLimits: RateLimitStore;
+  readonly #tokenLimits: WindowLimits;
+  readonly #cardWriteLimits: WindowLimits;
+  readonly #activity: ActivityRecorder;
+  readonly #policyHeaders = new WeakMap<WindowLimits, string>();
+
+  constructor(options: PolicyOptions) {
+    this.#ctx = options.ctx;
+    this.#clock = options.ctx.clock;
+    this.#verifiers = options.verifiers;
+    this.#rateLimits = options.rateLimits;
+    this.#tokenLimits = options.tokenLimits;
+    this.#cardWriteLimits = options.cardWriteLimits;
+    this.#activity = options.activity;
+  }
+
+  /**
+   * The principal of an `Authorization` header value (undefined: none was sent). A refusal is
+   * returned, not thrown, with the principal when the credential was identified (a revoked or
+   * expired token), so the caller can still record the call under it; throw `refused` then.
+   * A refused token counts against the address's failed-auth throttle, and a throttled address
+   * gets 429 whatever it presents.
+   */
+  async authenticate(authorization: string | undefined, address: string, resource: ProtectedResource): Promise<Verification> {
+    const match = authorization === undefined ? null : BEARER.exec(authorization);
+    const verification: Verification = match === null
+      ? {
+        principal: null,
+        refused: new AppError('UNAUTHORIZED', authorization === undefined
+          ? 'An Authorization: Bearer token is required'
+          : 'The Authorization header is not a Bearer token'),
+      }
+      : await this.#verify(match[1], resource.resource);
+    if (verification.refused === null) return verification;
+    // The throttle is read only here and in admit (one Redis round trip with the windows there).
+    const blocked = await this.#rateLimits.failedAuthBlockedFor(address);
+    if (blocked > 0) return { principal: verification.principal, refused: throttled(blocked) };
+    if (authorization !== undefined) await this.#rateLimits.recordFailedAuth(address);
+    const { code, message, details } = verification.refused;
+    const hint = authorization === undefined ? resource.missingToken : resource.invalidToken;
+    return { principal: verification.principal, refused: new AppError(code, message, details, { 'WWW-Authenticate': hint }) };
+  }
+
+  #verify(token: string, resource: string): Promise<Verification> {
+    for (const verifier of this.#verifiers) {
+      if (verifier.recognises(token)) return verifier.verify(token, resource);
+    }
+    return Promise.resolve({ principal: null, refused: new AppError('UNAUTHORIZED', 'The access token is malformed') });
+  }
+
+  /** The bucket of calls made with this principal's credential. */
+  tokenBucket(principal: Principal): RateBucket {
+    return { key: principal.bucket, limits: this.#tokenLimits };
+  }
+
+  /** The bucket of a signed-in user's card writes from the web editor. */
+  cardWriteBucket(actor: Actor): RateBucket {
+    return { key: `cards:${actor.userId}`, limits: this.#cardWriteLimits };
+  }
+
+  /**
+   * Counts one call in `bucket` (429 RATE_LIMITED with Retry-After when a window is spent, or
+   * while `address` is throttled for failed authentication; null skips that check). `reads` are
+   * shared keys whose values come back in `values`, read in the same round trip.
+   */
+  async admit(bucket: RateBucket, address: string | null, reads: readonly string[]): Promise<Admitted> {
+    const admission = await this.#rateLimits.admit(bucket, address, reads, this.#clock.now().getTime());
+    if (admission.decision === null) throw throttled(admission.throttledSeconds);
+    const { decision } = admission;
+    const rateLimitPolicy = this.#policyHeader(bucket.limits);
+    const rateLimit = rateLimitHeader(decision);
+    if (!decision.allowed) {
+      throw new AppError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per ${decision.window} exceeded`, {
+        window: decision.window, limit: decision.limit,
+      }, { 'RateLimit-Policy': rateLimitPolicy, RateLimit: rateLimit, 'Retry-After': String(decision.resetSeconds) });
+    }
+    return { rateLimitPolicy, rateLimit, values: admission.values };
+  }
+
+  #policyHeader(limits: WindowLimits): string {
+    let header = this.#policyHeaders.get(limits);
+    if (header === undefined) {
+      header = `"minute";q=${limits.perMinute};w=60, "day";q=${limits.perDay};w=86400`;
+      this.#policyHeaders.set(limits, header);
+    }
+    return header;
+  }
+
+  /** 403 FORBIDDEN unless the principal holds `scope` (null: any valid token will do). */
+  requireScope(principal: Principal, scope: Scope | null, resource: ProtectedResource): void {
+    if (scope === null || principal.scopes.includes(scope)) return;
+    throw new AppError('FORBIDDEN', `This call needs the ${scope} scope`, { requiredScope: scope }, {
+      'WWW-Authenticate': challenge(resource.metadataUrl, `error="insufficient_scope", scope="${scope}", `),
+    });
+  }
+
+  /** Records a call in the credential's activity log. Never delays or fails the call. */
+  record(principal: Principal, call: CallRecord): void {
+    this.#activity.record({
+      tokenId: principal.credentialId,
+      userId: principal.userId,
+      at: this.#clock.now().toISOString(),
+      method: call.method,
+      route: call.route,
+      deckId: call.deckId,
+      status: call.status,
+      durationMs: call.durationMs,
+      clientIp: call.address,
+      // U+0000 cannot reach PostgreSQL text through the JSON batch (HTTP parsers refuse it anyway).
+      userAgent: call.userAgent === null ? null : call.userAgent.slice(0, 500).replaceAll('\0', ''),
+      requestId: call.requestId,
+    });
+  }
+
+  /** A write run at most once per Idempotency-Key: see runIdempotent (idempotency.ts). */
+  idempotent<R>(
+    actor: Actor, call: IdempotentCall | null,
+    write: (beforeCommit: BeforeCommit<R> | undefined) => Promise<R>,
+    respond: (result: R) => StoredResponse,
+  ): Promise<IdempotentOutcome> {
+    return runIdempotent(this.#ctx, actor, call, write, respond);
+  }
+}
+
+function throttled(seconds: number): AppError {
+  return new AppError('RATE_LIMITED', 'Too many failed authentication attempts from this address', undefined, {
+    'Retry-After': String(seconds),
+  });
+}
+
+export function rateLimitHeader(decision: RateDecision): string {
+  return `"${decision.window}";r=${decision.remaining};t=${decision.resetSeconds}`;
+}

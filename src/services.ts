@@ -1,0 +1,33 @@
+// The ServiceContext of a store, for the app (buildApp) and the CLI alike.
+import type { Clock } from './clock.ts';
+import type { ServiceContext } from './context.ts';
+import type { Db } from './db/database.ts';
+import { getOrCreateSecret } from './modules/system/settings.repository.ts';
+import { BodyCache } from './stores/body-cache.ts';
+import { databaseOnlyVersions, type VersionBoard } from './stores/version-board/version-board.ts';
+
+export interface ServiceContextOptions {
+  db: Db;
+  clock: Clock;
+  publicUrl: string;
+  deckLimit: number | null;
+  /** TOKEN_HASH_KEY when the operator set one; else a key made once and kept in the database. */
+  tokenHashKey: string | null;
+  /** The deployment's version board (none: every read asks the database). */
+  deckVersions?: VersionBoard;
+}
+
+export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {
+  const { db } = options;
+  const tokenHashKey = options.tokenHashKey ?? (await getOrCreateSecret(db, 'token_hash_key'));
+  const cursorKey = await getOrCreateSecret(db, 'cursor_key');
+  return {
+    db,
+    clock: options.clock,
+    publicUrl: options.publicUrl,
+    deckLimit: options.deckLimit,
+    secrets: { tokenHashKey, cursorKey },
+    deckBodies: new BodyCache(),
+    deckVersions: options.deckVersions ?? databaseOnlyVersions,
+  };
+}

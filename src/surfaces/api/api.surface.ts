@@ -1,0 +1,100 @@
+// The integrations API under {base_url} = {PUBLIC_URL}/api/v1, as one encapsulated plugin owning
+// everything a JSON API needs and no other surface should meet: its body parsers and checks (415,
+// empty body), its validation, the error envelope, its not-found handler, CORS, the per-call policy
+// on each route, Idempotency-Key, and its OpenAPI document. Routes come from the feature modules
+// (modules/<feature>/*.routes.ts).
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import fp from 'fastify-plugin';
+import type { ServiceContext } from '../../context.ts';
+import type { Api, RouteModule } from '../../http.ts';
+import { cardsRoutes } from '../../modules/cards/cards.routes.ts';
+import { deckImportRoutes } from '../../modules/deck-import/deck-import.routes.ts';
+import { decksRoutes } from '../../modules/decks/decks.routes.ts';
+import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
+import { reviewsRoutes } from '../../modules/reviews/reviews.routes.ts';
+import { whoamiRoutes } from '../../modules/tokens/whoami.routes.ts';
+import { protectedResource, type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import { bodyAjv, queryAjv } from '../../validation.ts';
+import { jsonErrorHandler, jsonNotFound } from '../errors.ts';
+import { ROOT_PLUGIN } from '../root.ts';
+import { registerApiContentTypes } from './content-types.ts';
+import { bindIdempotentRoutes, idempotentReply } from './idempotency.ts';
+import { openApiRoute, registerOpenApi } from './openapi.ts';
+import { decorateApiRequest } from './request.ts';
+import { bindRoutePolicy } from './route-policy.ts';
+
+export const API_PREFIX = '/api/v1';
+export const API_PLUGIN = 'flashdeck-api';
+
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes];
+
+/** The API as an OAuth protected resource (RFC 9728): its metadata document and where it is served. */
+export interface ApiResource {
+  readonly resource: ProtectedResource;
+  readonly documentPaths: readonly string[];
+  readonly document: Readonly<Record<string, unknown>>;
+}
+
+export function apiResource(publicUrl: string): ApiResource {
+  return {
+    resource: protectedResource(`${publicUrl}${API_PREFIX}`, `${publicUrl}/.well-known/oauth-protected-resource`),
+    documentPaths: ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${API_PREFIX}`],
+    document: {
+      resource: `${publicUrl}${API_PREFIX}`,
+      scopes_supported: [...TOKEN_SCOPES],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Flashdeck Integrations API',
+      resource_documentation: `${publicUrl}${API_PREFIX}/docs`,
+    },
+  };
+}
+
+export interface ApiSurfaceOptions {
+  ctx: ServiceContext;
+  policy: Policy;
+}
+
+export interface ApiSurface {
+  /** Register with `{ prefix: API_PREFIX }`. */
+  readonly plugin: ReturnType<typeof fp<ApiSurfaceOptions>>;
+  /** The OpenAPI document (once the app is ready). */
+  readonly document: () => Record<string, unknown>;
+}
+
+export function apiSurface(): ApiSurface {
+  let scope: Api | null = null;
+  const plugin = fp<ApiSurfaceOptions>(async (instance, { ctx, policy }) => {
+    const api: Api = instance.withTypeProvider<TypeBoxTypeProvider>();
+    scope = api;
+    api.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object));
+    // Measured: plain JSON.stringify beats compiled response serializers on our payloads, and
+    // mappers already produce exact shapes (responses are checked against the OpenAPI document in tests).
+    api.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    api.setErrorHandler(jsonErrorHandler);
+    // Unknown routes under {base_url} answer from this scope, so they carry the CORS headers too.
+    api.setNotFoundHandler(jsonNotFound);
+    registerApiContentTypes(api);
+    decorateApiRequest(api);
+    await api.register(cors, {
+      origin: '*',
+      methods: ['GET', 'POST', 'PATCH', 'OPTIONS'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'],
+      exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
+      maxAge: 600,
+    });
+    await registerOpenApi(api, `${ctx.publicUrl}${API_PREFIX}`);
+    bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
+    bindIdempotentRoutes(api);
+    const deps = { ctx, idempotent: idempotentReply(policy) };
+    for (const module of API_MODULES) module(api, deps);
+    openApiRoute(api);
+  }, { name: API_PLUGIN, dependencies: [ROOT_PLUGIN], encapsulate: true, fastify: '5.x' });
+  return {
+    plugin,
+    document: () => {
+      if (scope === null) throw new Error('the API surface is not registered');
+      return scope.swagger() as unknown as Record<string, unknown>;
+    },
+  };
+}

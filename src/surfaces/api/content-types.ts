@@ -1,0 +1,67 @@
+// The API's bodies: JSON everywhere, deck markdown where a route accepts it (`config.accepts`).
+// Registered inside the API's scope only: a form post to another surface never meets them.
+import type { FastifyRequest } from 'fastify';
+import secureJsonParse from 'secure-json-parse';
+import { AppError } from '../../errors.ts';
+import { addRouteHook, type Api } from '../../http.ts';
+import { BACKSLASH_KEY } from '../../validation.ts';
+
+const DEFAULT_ACCEPTS = ['application/json'] as const;
+
+function mediaType(header: string | undefined): string | null {
+  if (!header) return null;
+  return (header.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/**
+ * Bodies of any type but JSON and markdown, or of a type the route does not take, are 415
+ * UNSUPPORTED_MEDIA_TYPE.
+ */
+export function registerApiContentTypes(app: Api): void {
+  app.removeAllContentTypeParsers();
+  // An empty JSON body is no body: routes without one (complete a review) accept it, routes
+  // that need one answer BAD_REQUEST below. Keys that poison prototypes are refused, with a
+  // message that says so (the markdown parser refuses the same keys).
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    // Never handed to JSON.parse: such a key makes V8 misread later keys process-wide (validation.ts).
+    if (BACKSLASH_KEY.test(text)) {
+      done(new AppError('SCHEMA_INVALID', 'The request body has a property named with one backslash, which is not accepted'), undefined);
+      return;
+    }
+    try {
+      done(null, secureJsonParse(text, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      const poisoned = error instanceof SyntaxError && /forbidden/.test(error.message);
+      done(new AppError('BAD_REQUEST', poisoned
+        ? 'The request body contains a key named __proto__ (or constructor.prototype), which is not allowed'
+        : 'The request body is not valid JSON'), undefined);
+    }
+  });
+  app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'PUT')) return;
+    const required = route.schema?.body !== undefined;
+    const accepts = (route.config)?.accepts ?? DEFAULT_ACCEPTS;
+    addRouteHook(route as never, 'preValidation', (request: FastifyRequest) => checkBody(request, required, accepts));
+  });
+}
+
+/** A body must be there where the route needs one, and be of a media type the route accepts. */
+async function checkBody(request: FastifyRequest, required: boolean, accepts: readonly string[]): Promise<void> {
+  const empty = request.body === undefined || request.body === null || request.body === '';
+  if (empty) {
+    if (required) throw new AppError('BAD_REQUEST', 'The request body is empty');
+    return;
+  }
+  const type = mediaType(request.headers['content-type']);
+  if (type === null) return;
+  if (!accepts.includes(type)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted here; use ${accepts.join(' or ')}`);
+  }
+}

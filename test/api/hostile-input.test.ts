@@ -1,0 +1,115 @@
+// Hostile input over HTTP: the largest bodies the limits allow, made of the characters that make
+// naive parsing slow, never stall the server. A request that does is seen from /healthz, polled
+// while it runs (a bound that only catches stalls, not a performance figure).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { HOSTILE_UNITS } from '../helpers/growth.ts';
+import { type ApiResponse, type TestServer, type TestUser, startServerWithUser } from '../helpers/server.ts';
+
+const STALL_MS = 2000;
+const SIDE = 4000;
+
+const runOf = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+
+/** 250 cards whose text sides are 4000-character runs of the hostile units. */
+function hostileCards(count = 250): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, i) => ({
+    front: runOf(HOSTILE_UNITS[i % HOSTILE_UNITS.length], SIDE),
+    back: `b${runOf(HOSTILE_UNITS[(i * 7 + 3) % HOSTILE_UNITS.length], SIDE - 1)}`,
+    extras: { frontType: 'text', backType: 'text', cardType: i % 5 === 0 ? 'formula' : 'basic' },
+  }));
+}
+
+describe('hostile input over HTTP', () => {
+  let server: TestServer;
+  let user: TestUser;
+
+  before(async () => { ({ server, user } = await startServerWithUser()); });
+  after(async () => { await server.close(); });
+
+  /** Sends `request` while /healthz is polled; the slowest /healthz round trip comes back with it. */
+  async function whilePolled(request: () => Promise<ApiResponse>): Promise<{ res: ApiResponse; slowestMs: number; polls: number }> {
+    let done = false;
+    let slowestMs = 0;
+    let polls = 0;
+    const poller = (async () => {
+      while (!done) {
+        const start = performance.now();
+        const health = await fetch(`${server.url}/healthz`);
+        await health.arrayBuffer();
+        assert.equal(health.status, 200);
+        slowestMs = Math.max(slowestMs, performance.now() - start);
+        polls++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    try {
+      return { res: await request(), slowestMs, polls };
+    } finally {
+      done = true;
+      await poller;
+    }
+  }
+
+  function assertNoStall(label: string, run: { slowestMs: number; polls: number }): void {
+    assert.ok(run.polls > 0, `${label}: /healthz was never polled`);
+    assert.ok(run.slowestMs < STALL_MS, `${label}: /healthz waited ${Math.round(run.slowestMs)} ms while the request ran`);
+  }
+
+  // The reported case: 250 text sides of 4000 "|" took 18.7 s, 4000 spaces 8.5 s.
+  test('should import 250 cards of one repeated character without stalling /healthz', async () => {
+    for (const unit of ['|', ' ', '\n', '[', ' |']) {
+      const cards = Array.from({ length: 250 }, () => ({ front: runOf(unit, SIDE), back: `b${runOf(unit, SIDE - 1)}`, extras: { frontType: 'text', backType: 'text' } }));
+      const run = await whilePolled(() => server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Runs' }, cards } }));
+      assert.equal(run.res.status, 201, run.res.text.slice(0, 300));
+      assertNoStall(`import of ${JSON.stringify(unit)} runs`, run);
+    }
+  });
+
+  // A URL pattern used to backtrack quadratically (200,000 characters took 115 s to refuse), and a
+  // pattern with a repeated group overflowed V8's backtracking stack on 15 MB (a 500).
+  test('should refuse strings of megabytes in patterned fields without stalling /healthz', async () => {
+    const long = (unit: string) => unit.repeat(Math.floor(15_000_000 / unit.length));
+    const cases: [string, Record<string, unknown>][] = [
+      ['cards[0].frontMedia.imageUrl', { deck: { title: 'T' }, cards: [{ front: 'q', frontMedia: { imageUrl: `https://${long('a')} ` } }] }],
+      ['cards[0].backMedia.imageUrl', { deck: { title: 'T' }, cards: [{ front: 'q', backMedia: { imageUrl: `/${long('a')}\u0000` } }] }],
+      ['deck.thumbnail', { deck: { title: 'T', thumbnail: `https://${long('@')} ` }, cards: [{ front: 'q' }] }],
+      ['deck.lang', { deck: { title: 'T', lang: `en${long('-a')}!` }, cards: [{ front: 'q' }] }],
+      ['deck.title', { deck: { title: long(' ') }, cards: [{ front: 'q' }] }],
+    ];
+    for (const [field, json] of cases) {
+      const run = await whilePolled(() => server.api('POST', '/decks/import', { token: user.token, json }));
+      assert.equal(run.res.status, 400, run.res.text.slice(0, 300));
+      assert.ok(run.res.body.error.details.errors.some((e: { field: string }) => e.field === field), `${field}: ${run.res.text.slice(0, 300)}`);
+      assertNoStall(field, run);
+    }
+  });
+
+  test('should import, export, re-import and append 250 cards of 4000-character runs without stalling /healthz', async () => {
+    const cards = hostileCards();
+    const json = await whilePolled(() => server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Hostile', lang: 'en' }, cards } }));
+    assert.equal(json.res.status, 201, json.res.text.slice(0, 300));
+    assert.equal(json.res.body.cardCount, 250);
+    assertNoStall('JSON import', json);
+    const deckId = json.res.body.deckId as string;
+
+    const exported = await whilePolled(() => server.api('GET', `/decks/${deckId}`, { token: user.token, headers: { accept: 'text/markdown' } }));
+    assert.equal(exported.res.status, 200);
+    assertNoStall('markdown export', exported);
+
+    const markdown = await whilePolled(() => server.api('POST', '/decks/import', {
+      token: user.token, body: exported.res.text, headers: { 'content-type': 'text/markdown' },
+    }));
+    assert.equal(markdown.res.status, 201, markdown.res.text.slice(0, 300));
+    assertNoStall('markdown import', markdown);
+    const reimported = await server.api('GET', `/decks/${markdown.res.body.deckId}`, { token: user.token });
+    assert.deepEqual(reimported.body.cards.map((c: { front: string; back: string }) => [c.front, c.back]), cards.map((c) => [c.front, c.back]));
+    assert.deepEqual(markdown.res.body.warnings, json.res.body.warnings);
+
+    const target = await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Append target' }, cards: [{ front: 'q' }] } });
+    const appended = await whilePolled(() => server.api('POST', `/decks/${target.body.deckId}/cards`, { token: user.token, json: { cards: cards.slice(1) } }));
+    assert.equal(appended.res.status, 200, appended.res.text.slice(0, 300));
+    assert.equal(appended.res.body.cardCount, 250);
+    assertNoStall('append', appended);
+  });
+});

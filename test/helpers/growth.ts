@@ -1,0 +1,57 @@
+// Whether per-request work is linear in its input, without absolute times: the cost of a pure
+// function on an input 4 times as long, divided by its cost on the shorter one. Linear work gives
+// about 4, quadratic about 16. Cost is this process's CPU time (other processes on the machine do
+// not count), over enough repetitions to take a few tens of milliseconds, best of several runs.
+
+const RUNS = 3;
+const MIN_CPU_MICROS = 10_000;
+
+function cpuMicros(work: () => void): number {
+  const start = process.cpuUsage();
+  work();
+  const used = process.cpuUsage(start);
+  return used.user + used.system;
+}
+
+function bestCost(work: () => void): number {
+  let best = Infinity;
+  for (let i = 0; i < RUNS; i++) best = Math.min(best, cpuMicros(work));
+  return best;
+}
+
+/** The cost ratio of `work(4n)` to `work(n)`. */
+export function growth(work: (n: number) => void, n: number): number {
+  const repeated = (size: number, times: number) => () => { for (let i = 0; i < times; i++) work(size); };
+  let times = 1;
+  while (times < 4096 && cpuMicros(repeated(n, times)) < MIN_CPU_MICROS) times *= 2;
+  // A busy machine (GC, another process on the core) only ever makes one measurement look worse,
+  // so the lowest of a few estimates is kept: quadratic work stays near 16 in every one of them.
+  let lowest = Infinity;
+  for (let attempt = 0; attempt < ESTIMATES && lowest >= LINEAR_BOUND; attempt++) {
+    const small = bestCost(repeated(n, times));
+    const large = bestCost(repeated(4 * n, times));
+    lowest = Math.min(lowest, large / Math.max(small, 1));
+  }
+  return lowest;
+}
+
+const ESTIMATES = 3;
+
+/** Well under the 16 of quadratic work, with room above the 4 of linear work for noise. */
+export const LINEAR_BOUND = 8;
+
+/**
+ * Runs of one character (or a short unit) that make naive patterns backtrack: markdown, math
+ * and table markers, brackets, whitespace and line ends.
+ */
+export const HOSTILE_UNITS = [
+  '|', ' ', '*', '$', '#', '-', '`', '~', '_', '[', ']', '(', ')', '!', '>', '<', '\\', '=', '+', '1', '.', ':',
+  '\n', '\r', '\r\n', '\t', '\u00a0', '\u2028', ' |', '|\n', '| ', '- ', '-\n', '1.', '1. ', '[a](', '](', '**a', '__a', '$a',
+  '```', '~~~\n', '# ', '#\n', '|---', '\n|', ' \n', 'a|', '[[', '((',
+];
+
+/** `unit` repeated to about `length` characters, alone and between other text. */
+export function runsOf(unit: string, length: number): string[] {
+  const run = unit.repeat(Math.max(1, Math.floor(length / unit.length)));
+  return [run, `x${run}y`, `${run}\n${run}`];
+}
