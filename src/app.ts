@@ -2,6 +2,7 @@
 // Never reads process.env.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type Provider from 'oidc-provider';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
@@ -9,6 +10,9 @@ import { migrateToLatest, openStore, type Store } from './db/database.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
 import type { TokenVerifier } from './modules/identity/verifier.ts';
 import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
+import type { MetadataFetchOptions } from './modules/oauth/metadata-fetch.ts';
+import { purgeExpiredOauth } from './modules/oauth/oauth.service.ts';
+import { oauthVerifier } from './modules/oauth/oauth-verifier.ts';
 import { systemPlugin } from './modules/system/system.routes.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
@@ -18,6 +22,8 @@ import { createServiceContext } from './services.ts';
 import { openSharedStores, type SharedStores } from './stores/shared-stores.ts';
 import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
+import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
+import { createProvider, OAUTH_PREFIX, oauthSigningKey } from './surfaces/oauth/provider.ts';
 import { rootPlugin } from './surfaces/root.ts';
 
 export interface AppOverrides {
@@ -30,12 +36,16 @@ export interface AppOverrides {
   extraRoutes?: (app: FastifyInstance) => void;
   /** Verifiers asked after the personal-access-token one, in order (a test's own token shape). */
   verifiers?: (ctx: ServiceContext) => TokenVerifier[];
+  /** How the authorization server fetches client ID metadata documents (tests inject a fetcher). */
+  oauthFetch?: MetadataFetchOptions;
 }
 
 export interface FlashdeckApp extends FastifyInstance {
   services: ServiceContext;
   policy: Policy;
   activity: ActivityRecorder;
+  /** The OAuth authorization server (oidc-provider). */
+  oauth: Provider;
   /** The API's OpenAPI document. */
   apiDocument(): Record<string, unknown>;
   /** Operator actions (the CLI's, and tests' setup) on this app's store. */
@@ -84,20 +94,30 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   const activity = new ActivityRecorder(store.db, clock, { onError: (error) => app.log.error({ err: error }, 'activity log write failed') });
   const policy = new Policy({
     ctx: services,
-    verifiers: [patVerifier(services), ...(overrides.verifiers?.(services) ?? [])],
+    verifiers: [patVerifier(services), oauthVerifier(services), ...(overrides.verifiers?.(services) ?? [])],
     rateLimits: shared.rateLimits({ failedAuthPerMinute: config.failedAuthPerMinute }),
     tokenLimits: { perMinute: config.rateLimitPerMinute, perDay: config.rateLimitPerDay },
     cardWriteLimits: CARD_WRITE_LIMITS,
     activity,
   });
 
+  const oauth = createProvider(services, {
+    signingKey: await oauthSigningKey(store.db),
+    resources: [apiResource(config.publicUrl).resource.resource], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
+
   await app.register(rootPlugin);
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
-  await app.register(systemPlugin, { db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl)] });
+  await app.register(oauthSurface, { prefix: OAUTH_PREFIX, provider: oauth });
+  await app.register(systemPlugin, {
+    db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl)], authorizationServer: oauth.callback(),
+  });
   overrides.extraRoutes?.(app);
 
-  const purgeTimer = setInterval(() => void purgeExpiredKeys(services).catch(() => {}), 3_600_000);
+  const purgeTimer = setInterval(() => {
+    void purgeExpiredKeys(services).catch(() => {});
+    void purgeExpiredOauth(services).catch(() => {});
+  }, 3_600_000);
   purgeTimer.unref();
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
@@ -113,6 +133,6 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
       return createToken(services, { userId: user.id }, input);
     },
   };
-  const built: FlashdeckApp = Object.assign(app, { services, policy, activity, admin, apiDocument: api.document });
+  const built: FlashdeckApp = Object.assign(app, { services, policy, activity, oauth, admin, apiDocument: api.document });
   return built;
 }

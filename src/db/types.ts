@@ -117,6 +117,18 @@ export interface CardSchedulesTable {
   last_review: string | null;
 }
 
+/** oidc-provider's models (src/modules/oauth/oauth-adapter.ts). */
+export interface OauthEntitiesTable {
+  model: string;
+  id: string;
+  payload: string; // JSON
+  grant_id: string | null;
+  account_id: string | null;
+  uid: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -128,4 +140,5 @@ export interface Database {
   review_sessions: ReviewSessionsTable;
   review_answers: ReviewAnswersTable;
   card_schedules: CardSchedulesTable;
+  oauth_entities: OauthEntitiesTable;
 }

@@ -34,3 +34,10 @@ export async function listActivityOfToken(db: Db, tokenId: string, limit: number
 export async function deleteActivityBefore(db: Db, before: string): Promise<void> {
   await db.deleteFrom('activity').where('at', '<', before).execute();
 }
+
+/** When the credential was last used (its newest activity entry), or null. */
+export async function lastActivityOf(db: Db, tokenId: string): Promise<string | null> {
+  const row = await db.selectFrom('activity').select('at').where('token_id', '=', tokenId)
+    .orderBy('at', 'desc').limit(1).executeTakeFirst();
+  return row?.at ?? null;
+}

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -10,6 +11,8 @@ export interface SystemDeps {
   checks?: Record<string, () => Promise<void>>;
   /** The protected resources' metadata documents (RFC 9728), each at its paths. */
   resources: readonly { documentPaths: readonly string[]; document: Readonly<Record<string, unknown>> }[];
+  /** The authorization server (oidc-provider's handler), which answers its RFC 8414 metadata. */
+  authorizationServer?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 const PROBE_TIMEOUT_MS = 3000;
@@ -29,7 +32,7 @@ async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
 
 /**
  * Routes outside every surface, answered by the root's JSON error and not-found handlers:
- * readiness and the OAuth protected-resource metadata (RFC 9728).
+ * readiness, the OAuth protected-resource metadata (RFC 9728) and authorization-server metadata (RFC 8414).
  * GET /healthz is 200 when every dependency answers, else 503 naming the ones that are down, so a
  * load balancer takes the instance out until it recovers (it does so by itself).
  */
@@ -48,6 +51,16 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
   });
   for (const { documentPaths, document } of deps.resources) {
     for (const path of documentPaths) app.get(path, { schema: { hide: true } }, async () => document);
+  }
+  const { authorizationServer } = deps;
+  if (authorizationServer !== undefined) {
+    // RFC 8414 metadata is oidc-provider's discovery document (same issuer, endpoints, methods),
+    // asked under the name it answers to.
+    app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, (request, reply) => {
+      void reply.hijack();
+      request.raw.url = '/.well-known/openid-configuration';
+      authorizationServer(request.raw, reply.raw);
+    });
   }
 }
 

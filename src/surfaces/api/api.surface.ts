@@ -42,6 +42,9 @@ export function apiResource(publicUrl: string): ApiResource {
     documentPaths: ['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${API_PREFIX}`],
     document: {
       resource: `${publicUrl}${API_PREFIX}`,
+      // The service is its own authorization server (issuer PUBLIC_URL, RFC 8414 metadata at
+      // /.well-known/oauth-authorization-server).
+      authorization_servers: [publicUrl],
       scopes_supported: [...TOKEN_SCOPES],
       bearer_methods_supported: ['header'],
       resource_name: 'Flashdeck Integrations API',

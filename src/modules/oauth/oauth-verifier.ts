@@ -1,0 +1,90 @@
+// OAuth access tokens as a TokenVerifier (src/modules/identity/verifier.ts). Tokens are opaque:
+// a token is a row (oauth-adapter.ts), so a disconnected grant or a reused refresh token (which
+// deletes the grant's rows) is refused as soon as the row is re-read. Rows are kept for
+// TOKEN_CACHE_MS like PATs (token-cache.ts), which keeps DECISIONS' 5-second revocation bound on
+// every instance while a busy token costs one lookup per two seconds, not one per call.
+import { performance } from 'node:perf_hooks';
+import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import type { Principal } from '../identity/principal.ts';
+import { isScope, type Scope } from '../identity/scopes.ts';
+import type { TokenVerifier, Verification } from '../identity/verifier.ts';
+import { TOKEN_CACHE_MS } from '../tokens/token-cache.ts';
+import { storedId } from './oauth-adapter.ts';
+import { findEntity } from './oauth.repository.ts';
+
+/** oidc-provider's opaque values: 256 random bits, 43 characters of base64url. */
+const OPAQUE = /^[\w-]{43}$/;
+const MAX_ENTRIES = 10_000;
+
+interface Cached {
+  readAt: number;
+  principal: Principal;
+  /** The resource the token is bound to (RFC 8707). */
+  audience: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  ok: Verification;
+}
+
+function audienceOf(payload: Record<string, unknown>): string {
+  const { aud } = payload;
+  if (typeof aud === 'string') return aud;
+  if (Array.isArray(aud) && aud.length === 1 && typeof aud[0] === 'string') return aud[0];
+  return '';
+}
+
+function principalOf(token: string, payload: Record<string, unknown>): Principal | null {
+  const { accountId, grantId, scope, extra } = payload;
+  if (typeof accountId !== 'string' || typeof grantId !== 'string') return null;
+  const scopes = typeof scope === 'string' ? scope.split(' ').filter((s): s is Scope => isScope(s)) : [];
+  const clientName = typeof extra === 'object' && extra !== null ? (extra as Record<string, unknown>).client_name : undefined;
+  return {
+    userId: accountId,
+    source: 'oauth',
+    credentialId: grantId,
+    name: typeof clientName === 'string' ? clientName : String(payload.clientId),
+    prefix: token.slice(0, 8),
+    scopes,
+    bucket: `grant:${grantId}`,
+  };
+}
+
+function refused(error: AppError, principal: Principal | null = null): Verification {
+  return { principal, refused: error };
+}
+
+export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
+  const cache = new Map<string, Cached>();
+
+  async function lookup(token: string): Promise<Cached | null> {
+    const now = performance.now();
+    const hit = cache.get(token);
+    if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
+    cache.delete(token);
+    const found = await findEntity(ctx.db, 'AccessToken', storedId('AccessToken', token));
+    if (found === null) return null;
+    const principal = principalOf(token, found.payload);
+    if (principal === null) return null;
+    const exp = typeof found.payload.exp === 'number' ? found.payload.exp * 1000 : 0;
+    const entry: Cached = { readAt: now, principal, audience: audienceOf(found.payload), expiresAt: exp, ok: { principal, refused: null } };
+    if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
+    cache.set(token, entry);
+    return entry;
+  }
+
+  return {
+    recognises: (token) => OPAQUE.test(token),
+    async verify(token, resource) {
+      const entry = await lookup(token);
+      if (entry === null) return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
+      if (entry.expiresAt <= ctx.clock.now().getTime()) {
+        return refused(new AppError('TOKEN_REVOKED', 'The access token has expired'), entry.principal);
+      }
+      if (entry.audience !== resource) {
+        return refused(new AppError('UNAUTHORIZED', 'The access token was issued for another resource'), entry.principal);
+      }
+      return entry.ok;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// oidc-provider's models in the project's database (table oauth_entities): the same SQL on SQLite
+// and PostgreSQL. Payloads are JSON text written by oidc-provider itself, never outside text.
+import type { Db } from '../../db/database.ts';
+
+export interface OauthEntity {
+  readonly payload: Record<string, unknown>;
+  readonly expiresAt: string | null;
+  readonly consumedAt: string | null;
+}
+
+export interface OauthEntityRow {
+  model: string;
+  id: string;
+  payload: string;
+  grantId: string | null;
+  accountId: string | null;
+  uid: string | null;
+  expiresAt: string | null;
+}
+
+function entity(row: { payload: string; expires_at: string | null; consumed_at: string | null }): OauthEntity {
+  return { payload: JSON.parse(row.payload) as Record<string, unknown>, expiresAt: row.expires_at, consumedAt: row.consumed_at };
+}
+
+export async function upsertEntity(db: Db, row: OauthEntityRow): Promise<void> {
+  const values = {
+    model: row.model, id: row.id, payload: row.payload, grant_id: row.grantId, account_id: row.accountId,
+    uid: row.uid, expires_at: row.expiresAt, consumed_at: null,
+  };
+  await db.insertInto('oauth_entities').values(values)
+    .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet({
+      payload: values.payload, grant_id: values.grant_id, account_id: values.account_id, uid: values.uid, expires_at: values.expires_at,
+    }))
+    .execute();
+}
+
+export async function findEntity(db: Db, model: string, id: string): Promise<OauthEntity | null> {
+  const row = await db.selectFrom('oauth_entities').select(['payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', model).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? null : entity(row);
+}
+
+export async function findEntityByUid(db: Db, model: string, uid: string): Promise<{ id: string; entity: OauthEntity } | null> {
+  const row = await db.selectFrom('oauth_entities').select(['id', 'payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', model).where('uid', '=', uid).executeTakeFirst();
+  return row === undefined ? null : { id: row.id, entity: entity(row) };
+}
+
+export async function consumeEntity(db: Db, model: string, id: string, at: string): Promise<void> {
+  await db.updateTable('oauth_entities').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).execute();
+}
+
+export async function destroyEntity(db: Db, model: string, id: string): Promise<void> {
+  await db.deleteFrom('oauth_entities').where('model', '=', model).where('id', '=', id).execute();
+}
+
+/** The rows of a grant: of one model (oidc-provider's revokeByGrantId), or all, the grant too. */
+export async function destroyByGrant(db: Db, grantId: string, model: string | null): Promise<void> {
+  let query = db.deleteFrom('oauth_entities').where('grant_id', '=', grantId);
+  if (model !== null) query = query.where('model', '=', model);
+  await query.execute();
+}
+
+/** The grants of a user (model Grant), live ones only. */
+export async function listGrantsOfAccount(db: Db, accountId: string, now: string): Promise<{ id: string; payload: Record<string, unknown> }[]> {
+  const rows = await db.selectFrom('oauth_entities').select(['id', 'payload', 'expires_at', 'consumed_at'])
+    .where('account_id', '=', accountId).where('model', '=', 'Grant')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('id').execute();
+  return rows.map((row) => ({ id: row.id, payload: entity(row).payload }));
+}
+
+export async function purgeExpiredEntities(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('oauth_entities').where('expires_at', '<', now).execute();
+}

@@ -1,0 +1,94 @@
+// What a person sees of OAuth: the scopes a client may ask for (in words, for the consent page),
+// the apps they granted (settings), and Disconnect. Grants and tokens are oidc-provider's rows
+// (oauth-adapter.ts); the record of a consent (client name, redirect host, when) is kept beside
+// them under the grant's id, so a disconnect or a revoked grant takes it along.
+import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import type { Actor } from '../identity/principal.ts';
+import type { Scope } from '../identity/scopes.ts';
+import { lastActivityOf } from '../activity/activity.repository.ts';
+import { destroyByGrant, findEntity, listGrantsOfAccount, purgeExpiredEntities, upsertEntity } from './oauth.repository.ts';
+
+/** DECISIONS "Tokens": OAuth grants carry the first four scopes. */
+export const OAUTH_SCOPES = ['decks:read', 'decks:write', 'reviews:read', 'reviews:write'] as const satisfies readonly Scope[];
+export type OauthScope = (typeof OAUTH_SCOPES)[number];
+
+export const SCOPE_WORDS: Readonly<Record<OauthScope, string>> = {
+  'decks:read': 'Read your decks and their cards',
+  'decks:write': 'Create decks, and change your decks and cards',
+  'reviews:read': 'See your review sessions',
+  'reviews:write': 'Start, answer and complete review sessions',
+};
+
+export function isOauthScope(value: string): value is OauthScope {
+  return (OAUTH_SCOPES as readonly string[]).includes(value);
+}
+
+const CONSENT_MODEL = 'FlashdeckConsent';
+
+export interface ConsentRecord {
+  readonly clientId: string;
+  readonly clientName: string;
+  readonly redirectHost: string;
+  readonly grantedAt: string;
+}
+
+export interface GrantedApp extends ConsentRecord {
+  readonly grantId: string;
+  readonly scopes: readonly OauthScope[];
+  readonly lastUsedAt: string | null;
+}
+
+/** Kept when the person allows a client, beside the grant oidc-provider stores. */
+export async function recordConsent(ctx: ServiceContext, actor: Actor, input: { grantId: string } & Omit<ConsentRecord, 'grantedAt'>): Promise<void> {
+  const record: ConsentRecord = {
+    clientId: input.clientId, clientName: input.clientName, redirectHost: input.redirectHost, grantedAt: ctx.clock.now().toISOString(),
+  };
+  await upsertEntity(ctx.db, {
+    model: CONSENT_MODEL, id: input.grantId, payload: JSON.stringify(record), grantId: input.grantId, accountId: actor.userId, uid: null, expiresAt: null,
+  });
+}
+
+function grantedScopes(payload: Record<string, unknown>): OauthScope[] {
+  const resources = payload.resources;
+  const scopes = new Set<OauthScope>();
+  if (typeof resources === 'object' && resources !== null) {
+    for (const value of Object.values(resources)) {
+      if (typeof value !== 'string') continue;
+      for (const scope of value.split(' ')) if (isOauthScope(scope)) scopes.add(scope);
+    }
+  }
+  return OAUTH_SCOPES.filter((s) => scopes.has(s));
+}
+
+/** The clients the person granted access, newest first. */
+export async function listGrantedApps(ctx: ServiceContext, actor: Actor): Promise<GrantedApp[]> {
+  const grants = await listGrantsOfAccount(ctx.db, actor.userId, ctx.clock.now().toISOString());
+  const apps = await Promise.all(grants.map(async ({ id, payload }): Promise<GrantedApp | null> => {
+    const consent = await findEntity(ctx.db, CONSENT_MODEL, id);
+    if (consent === null) return null;
+    const record = consent.payload as unknown as ConsentRecord;
+    return { ...record, grantId: id, scopes: grantedScopes(payload), lastUsedAt: await lastActivityOf(ctx.db, id) };
+  }));
+  return apps.filter((app): app is GrantedApp => app !== null).sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
+}
+
+/** One granted app of the person (404 OAUTH_GRANT_NOT_FOUND for another's or an unknown one). */
+export async function getGrantedApp(ctx: ServiceContext, actor: Actor, input: { grantId: string }): Promise<GrantedApp> {
+  const app = (await listGrantedApps(ctx, actor)).find((a) => a.grantId === input.grantId);
+  if (app === undefined) throw new AppError('NOT_FOUND', 'No such app');
+  return app;
+}
+
+/**
+ * Disconnect: every token and code of the grant, and the grant, are deleted; the API refuses its
+ * access tokens once each instance re-reads them (within TOKEN_CACHE_MS, DECISIONS: 5 seconds).
+ */
+export async function disconnectApp(ctx: ServiceContext, actor: Actor, input: { grantId: string }): Promise<void> {
+  await getGrantedApp(ctx, actor, input);
+  await destroyByGrant(ctx.db, input.grantId, null);
+}
+
+export async function purgeExpiredOauth(ctx: ServiceContext): Promise<void> {
+  await purgeExpiredEntities(ctx.db, ctx.clock.now().toISOString());
+}
