@@ -57,7 +57,8 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
     PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...storeEnvFor(dataDir), ...env,
   });
   const app = await buildApp(config, { logger: false, redisNamespace, ...overrides });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  // PORT is 0 (any) unless a suite fixes it, as OAuth suites do so that PUBLIC_URL is the issuer.
+  await app.listen({ port: config.port, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${port}`;

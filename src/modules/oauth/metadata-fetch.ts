@@ -42,7 +42,7 @@ export function isSpecialAddress(address: string): boolean {
   return special.check(address, 'ipv6');
 }
 
-const defaultResolve: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const defaultResolve: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, order: 'verbatim' })).map((a) => a.address);
 
 async function readLimited(response: Response, maxBytes: number): Promise<string> {
   const length = response.headers.get('content-length');
@@ -50,7 +50,7 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
   if (response.body === null) return '';
   const chunks: Uint8Array[] = [];
   let received = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     received += chunk.byteLength;
     if (received > maxBytes) {
       await response.body.cancel().catch(() => undefined);

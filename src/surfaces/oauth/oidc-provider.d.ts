@@ -35,8 +35,7 @@ declare module 'oidc-provider' {
 
   export class Check {
     constructor(reason: string, description: string, check: (ctx: OidcContext) => boolean | Promise<boolean>);
-    static readonly REQUEST_PROMPT: true;
-    static readonly NO_NEED_TO_PROMPT: false;
+    readonly reason: string;
   }
 
   export interface OidcContext {

@@ -10,6 +10,7 @@ import type { Db } from '../../db/database.ts';
 import { getOrCreateSecret } from '../../modules/system/settings.repository.ts';
 import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../../modules/oauth/metadata-fetch.ts';
 import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
+import { escapeHtml } from '../../modules/rendering/html-escape.ts';
 import { OAUTH_SCOPES } from '../../modules/oauth/oauth.service.ts';
 
 export const OAUTH_PREFIX = '/oauth';
@@ -71,6 +72,15 @@ function applyRedirectPolicy(metadata: Record<string, unknown>): void {
   if (uris.some((uri) => typeof uri === 'string' && isLoopback(uri))) metadata.application_type = 'native';
 }
 
+/** An error shown to the browser (not to a client): plain, escaped, no script, no third party. */
+function renderError(c: { type: string; body: unknown }, out: Record<string, unknown>): void {
+  const description = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
+  c.type = 'html';
+  c.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed · Flashdeck</title>`
+    + `<link rel="stylesheet" href="/assets/site.css"></head><body><main id="main"><h1>The app could not be connected</h1>`
+    + `<p>${escapeHtml(description)}</p><p>Start again from the app. <a href="/">Flashdeck</a></p></main></body></html>`;
+}
+
 export function createProvider(ctx: ServiceContext, options: ProviderOptions): Provider {
   const [defaultResource] = options.resources;
   const policy = interactionPolicy.base();
@@ -104,7 +114,10 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     responseTypes: ['code'],
     grantTypes: ['authorization_code', 'refresh_token'],
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
@@ -156,6 +169,7 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     fetch: guardedFetch(options.fetch),
     fetchResponseBodyLimits: { 'client_id metadata document': options.fetch?.maxBytes ?? METADATA_MAX_BYTES },
     enableHttpPostMethods: false,
+    renderError,
   });
   provider.proxy = options.trustProxy;
   return provider;
