@@ -12,6 +12,7 @@ declare module 'oidc-provider' {
   export interface Grant {
     readonly jti: string;
     addResourceScope(resource: string, scope: string): void;
+    addOIDCScope(scope: string): void;
     save(): Promise<string>;
   }
 
