@@ -103,7 +103,8 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
 
   const oauth = createProvider(services, {
     signingKey: await oauthSigningKey(store.db),
-    resources: [apiResource(config.publicUrl).resource.resource], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
+    // DECISIONS: a token is bound to the API or to the MCP endpoint, whichever it was asked for.
+    resources: [apiResource(config.publicUrl).resource.resource, `${config.publicUrl}/mcp`], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
 
   await app.register(rootPlugin);
   const api = apiSurface();
