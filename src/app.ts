@@ -106,6 +106,9 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     // DECISIONS: a token is bound to the API or to the MCP endpoint, whichever it was asked for.
     resources: [apiResource(config.publicUrl).resource.resource, `${config.publicUrl}/mcp`], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
 
+  // oidc-provider renders its own 500s (server_error, no detail); the cause goes to the log.
+  oauth.on('server_error', (_c, error) => app.log.error({ err: error }, 'authorization server error'));
+
   await app.register(rootPlugin);
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
