@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../identity/principal.ts';
 import type { Scope } from '../identity/scopes.ts';
-import { lastActivityOf } from '../activity/activity.repository.ts';
+import { lastActivityOf, listActivityOfToken, type ActivityEntry } from '../activity/activity.repository.ts';
 import { destroyByGrant, findEntity, listGrantsOfAccount, purgeExpiredEntities, upsertEntity } from './oauth.repository.ts';
 
 /** DECISIONS "Tokens": OAuth grants carry the first four scopes. */
@@ -64,20 +64,30 @@ function grantedScopes(payload: Record<string, unknown>): OauthScope[] {
 /** The clients the person granted access, newest first. */
 export async function listGrantedApps(ctx: ServiceContext, actor: Actor): Promise<GrantedApp[]> {
   const grants = await listGrantsOfAccount(ctx.db, actor.userId, ctx.clock.now().toISOString());
-  const apps = await Promise.all(grants.map(async ({ id, payload }): Promise<GrantedApp | null> => {
+  const apps = await Promise.all(grants.map(async ({ id, payload }): Promise<GrantedApp> => {
     const consent = await findEntity(ctx.db, CONSENT_MODEL, id);
-    if (consent === null) return null;
-    const record = consent.payload as unknown as ConsentRecord;
+    // A grant whose consent record is missing (a failure between the two writes) is still listed,
+    // so it can be disconnected.
+    const record = consent === null ? {
+      clientId: String(payload.clientId), clientName: String(payload.clientId), redirectHost: '',
+      grantedAt: new Date(Number(payload.iat) * 1000).toISOString(),
+    } : consent.payload as unknown as ConsentRecord;
     return { ...record, grantId: id, scopes: grantedScopes(payload), lastUsedAt: await lastActivityOf(ctx.db, id) };
   }));
-  return apps.filter((app): app is GrantedApp => app !== null).sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
+  return apps.sort((a, b) => b.grantedAt.localeCompare(a.grantedAt));
 }
 
-/** One granted app of the person (404 OAUTH_GRANT_NOT_FOUND for another's or an unknown one). */
+/** One granted app of the person (404 NOT_FOUND for another's or an unknown one). */
 export async function getGrantedApp(ctx: ServiceContext, actor: Actor, input: { grantId: string }): Promise<GrantedApp> {
   const app = (await listGrantedApps(ctx, actor)).find((a) => a.grantId === input.grantId);
   if (app === undefined) throw new AppError('NOT_FOUND', 'No such app');
   return app;
+}
+
+/** The calls an app made with the person's grant, newest first (404 for anyone else's grant). */
+export async function listAppActivity(ctx: ServiceContext, actor: Actor, input: { grantId: string; limit: number }): Promise<{ app: GrantedApp; activity: ActivityEntry[] }> {
+  const app = await getGrantedApp(ctx, actor, input);
+  return { app, activity: await listActivityOfToken(ctx.db, input.grantId, input.limit) };
 }
 
 /**
