@@ -6,17 +6,10 @@ import net from 'node:net';
 import * as client from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { AppOverrides } from '../../src/app.ts';
+import { freePort } from './process.ts';
 import { startServer, type TestServer } from './server.ts';
 
 export const PASSWORD = 'correct horse battery staple';
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A server listening on the port its PUBLIC_URL names. */
 export async function startOauthServer(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
@@ -93,4 +86,76 @@ export async function consentInBrowser(
     page.getByRole('button', { name: decision }).click(),
   ]);
   return new URL(page.url());
+}
+
+/**
+ * A browser without a browser, for the suites that need many authorizations: a cookie jar over
+ * fetch that follows the same pages (sign-in form, consent form, both with their CSRF tokens).
+ */
+export class FormBrowser {
+  readonly #cookies = new Map<string, string>();
+  readonly #origin: string;
+  constructor(origin: string) {
+    this.#origin = origin;
+  }
+
+  async request(url: string, init: { method?: string; form?: Record<string, string | string[]> } = {}): Promise<Response> {
+    const target = new URL(url, this.#origin);
+    const headers: Record<string, string> = {};
+    if (target.origin === this.#origin && this.#cookies.size > 0) headers.cookie = [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: string | undefined;
+    if (init.form !== undefined) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(init.form)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+      body = params.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const response = await fetch(target, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
+    if (target.origin === this.#origin) {
+      for (const cookie of response.headers.getSetCookie()) {
+        const [pair = ''] = cookie.split(';');
+        const at = pair.indexOf('=');
+        const value = pair.slice(at + 1);
+        if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(cookie)) this.#cookies.delete(pair.slice(0, at));
+        else this.#cookies.set(pair.slice(0, at), value);
+      }
+    }
+    return response;
+  }
+
+  /** Follows redirects within the server; stops at (and returns) a redirect to another origin. */
+  async follow(url: string, init: { form?: Record<string, string | string[]> } = {}): Promise<{ response: Response; url: string }> {
+    let response = await this.request(url, init);
+    let current = new URL(url, this.#origin).href;
+    for (let hops = 0; hops < 10 && response.status >= 300 && response.status < 400; hops++) {
+      const next = new URL(response.headers.get('location') ?? '', current);
+      if (next.origin !== this.#origin) return { response, url: next.href };
+      current = next.href;
+      response = await this.request(current);
+    }
+    return { response, url: current };
+  }
+
+  static csrfOf(html: string): string {
+    const match = /name="_csrf" value="([^"]+)"/.exec(html);
+    if (match === null) throw new Error('no CSRF token on the page');
+    return match[1] ?? '';
+  }
+
+  /**
+   * Authorizes: sign-in when asked, then the consent form with `decision` and the ticked scopes
+   * (all offered ones unless `scopes` says). Returns where the server sent the app.
+   */
+  async authorize(url: URL, email: string, decision: 'allow' | 'deny', scopes?: string[]): Promise<URL> {
+    let page = await this.follow(url.href);
+    if (new URL(page.url).pathname === '/signin') {
+      const html = await page.response.text();
+      const next = /name="next" value="([^"]*)"/.exec(html)?.[1] ?? '/';
+      page = await this.follow('/signin', { form: { _csrf: FormBrowser.csrfOf(html), next: next.replaceAll('&amp;', '&'), email, password: PASSWORD } });
+    }
+    const html = await page.response.text();
+    const offered = [...html.matchAll(/name="scopes" value="([^"]+)"/g)].map((m) => m[1] ?? '');
+    const done = await this.follow(page.url, { form: { _csrf: FormBrowser.csrfOf(html), decision, scopes: scopes ?? offered } });
+    return new URL(done.url);
+  }
 }
