@@ -13,6 +13,7 @@ import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
 import type { MetadataFetchOptions } from './modules/oauth/metadata-fetch.ts';
 import { purgeExpiredOauth } from './modules/oauth/oauth.service.ts';
 import { oauthVerifier } from './modules/oauth/oauth-verifier.ts';
+import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
 import { systemPlugin } from './modules/system/system.routes.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
@@ -25,6 +26,7 @@ import { frameworkErrors } from './surfaces/errors.ts';
 import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
 import { createProvider, OAUTH_PREFIX, oauthSigningKey } from './surfaces/oauth/provider.ts';
 import { rootPlugin } from './surfaces/root.ts';
+import { webSurface } from './surfaces/web/web.surface.ts';
 
 export interface AppOverrides {
   clock?: Clock;
@@ -99,6 +101,10 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     tokenLimits: { perMinute: config.rateLimitPerMinute, perDay: config.rateLimitPerDay },
     cardWriteLimits: CARD_WRITE_LIMITS,
     activity,
+    signInThrottle: {
+      perAccount: shared.rateLimits({ failedAuthPerMinute: config.signInAttemptsPerMinute }),
+      perAddress: shared.rateLimits({ failedAuthPerMinute: config.failedAuthPerMinute }),
+    },
   });
 
   const oauth = createProvider(services, {
@@ -113,6 +119,8 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
   await app.register(oauthSurface, { prefix: OAUTH_PREFIX, provider: oauth });
+  // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
+  await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });
   await app.register(systemPlugin, {
     db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl)], authorizationServer: oauth.callback(),
   });
@@ -121,6 +129,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   const purgeTimer = setInterval(() => {
     void purgeExpiredKeys(services).catch(() => {});
     void purgeExpiredOauth(services).catch(() => {});
+    void purgeIdleSessions(services).catch(() => {});
   }, 3_600_000);
   purgeTimer.unref();
   app.addHook('onClose', async () => {

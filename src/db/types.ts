@@ -7,6 +7,8 @@ export interface UsersTable {
   email: string;
   created_at: string;
   updated_at: string;
+  /** `scrypt$...` (modules/users/password.ts); null until the user sets a password. */
+  password_hash: string | null;
 }
 
 export interface TokensTable {
@@ -129,6 +131,14 @@ export interface OauthEntitiesTable {
   consumed_at: string | null;
 }
 
+/** A signed-in browser (modules/sessions). */
+export interface WebSessionsTable {
+  id_hash: string;
+  user_id: string;
+  created_at: string;
+  seen_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -141,4 +151,5 @@ export interface Database {
   review_answers: ReviewAnswersTable;
   card_schedules: CardSchedulesTable;
   oauth_entities: OauthEntitiesTable;
+  web_sessions: WebSessionsTable;
 }

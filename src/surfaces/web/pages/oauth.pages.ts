@@ -1,0 +1,115 @@
+// The OAuth pages of the web surface: the consent page oidc-provider sends the browser to
+// (`/oauth/interaction/:uid`, after sign-in), and `/settings/apps` (the clients a person granted
+// access, their activity, Disconnect). Grants, tokens and their refusal are the authorization
+// server's (src/surfaces/oauth/provider.ts) and modules/oauth's; this file only asks and shows.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InteractionDetails } from 'oidc-provider';
+import {
+  disconnectApp, isOauthScope, listAppActivity, listGrantedApps, OAUTH_SCOPES, recordConsent, SCOPE_WORDS, type OauthScope,
+} from '../../../modules/oauth/oauth.service.ts';
+import { AppError } from '../../../errors.ts';
+import { field, fields, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
+import { cspDirectives } from '../security.ts';
+import { viewerOf } from '../session.ts';
+import type { WebDeps } from '../web.surface.ts';
+
+const ACTIVITY_SHOWN = 100;
+
+interface UidParams { uid: string }
+interface GrantParams { grantId: string }
+
+function list(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(' ').filter((v) => v !== '');
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** The scopes a client asked for (all four when it named none the service knows). */
+function requestedScopes(details: InteractionDetails): OauthScope[] {
+  const asked = list(details.params.scope).filter(isOauthScope);
+  return asked.length === 0 ? [...OAUTH_SCOPES] : OAUTH_SCOPES.filter((s) => asked.includes(s));
+}
+
+/**
+ * The page's CSP, with the client's redirect origin added to form-action: browsers apply
+ * form-action to every redirect that follows the Allow/Deny post, the last of which goes there.
+ */
+function consentCsp(redirectUri: string): string {
+  const directives = cspDirectives();
+  const origin = URL.parse(redirectUri)?.origin;
+  if (origin !== undefined && origin !== 'null') directives['form-action'] = ["'self'", origin];
+  return Object.entries(directives).map(([name, values]) => `${name} ${values.join(' ')}`).join('; ');
+}
+
+export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): void {
+  async function interaction(request: FastifyRequest<{ Params: UidParams }>, reply: FastifyReply): Promise<InteractionDetails> {
+    let details: InteractionDetails;
+    try {
+      details = await oauth.interactionDetails(request.raw, reply.raw);
+    } catch {
+      throw new AppError('BAD_REQUEST', 'This authorization request has expired or was already answered. Start again from the app.');
+    }
+    if (details.uid !== request.params.uid) throw new AppError('BAD_REQUEST', 'This authorization request does not belong to this browser. Start again from the app.');
+    return details;
+  }
+
+  scope.get<{ Params: UidParams }>('/oauth/interaction/:uid', SIGNED_IN, async (request, reply) => {
+    const details = await interaction(request, reply);
+    const client = await oauth.Client.find(String(details.params.client_id));
+    if (client === undefined) throw new AppError('BAD_REQUEST', 'The app asking for access is not known. Start again from the app.');
+    const redirectUri = String(details.params.redirect_uri);
+    const clientName = client.clientName ?? client.clientId;
+    void reply.header('Content-Security-Policy', consentCsp(redirectUri));
+    return renderPage(request, reply, 'consent', {
+      title: `Allow ${clientName} to use your Flashdeck account?`,
+      clientName,
+      clientId: client.clientId,
+      redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+      uid: details.uid,
+      scopes: requestedScopes(details).map((s) => ({ scope: s, words: SCOPE_WORDS[s], id: `scope-${s.replace(/\W/g, '-')}` })),
+    });
+  });
+
+  scope.post<{ Params: UidParams }>('/oauth/interaction/:uid', SIGNED_IN_FORM, async (request, reply) => {
+    const viewer = viewerOf(request);
+    const details = await interaction(request, reply);
+    const clientId = String(details.params.client_id);
+    const requested = requestedScopes(details);
+    // The person may narrow the scopes, never widen them.
+    const chosen = requested.filter((s) => fields(request.body, 'scopes').includes(s));
+    let result: Record<string, unknown>;
+    if (field(request.body, 'decision') !== 'allow' || chosen.length === 0) {
+      result = { error: 'access_denied', error_description: 'The person denied the app access' };
+    } else {
+      const client = await oauth.Client.find(clientId);
+      const grant = new oauth.Grant({ accountId: viewer.userId, clientId });
+      const resources = list(details.params.resource);
+      for (const resource of resources.length === 0 ? [`${ctx.publicUrl}/api/v1`] : resources) grant.addResourceScope(resource, chosen.join(' '));
+      const grantId = await grant.save();
+      const redirectUri = String(details.params.redirect_uri);
+      await recordConsent(ctx, viewer, {
+        grantId, clientId, clientName: client?.clientName ?? clientId, redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+      });
+      result = { login: { accountId: viewer.userId, remember: false }, consent: { grantId } };
+    }
+    const location = await oauth.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+    return seeOther(reply, location);
+  });
+
+  scope.get('/settings/apps', SIGNED_IN, async (request, reply) => {
+    return renderPage(request, reply, 'apps', {
+      title: 'Apps',
+      apps: await listGrantedApps(ctx, viewerOf(request)),
+      notice: field(request.query, 'done') === 'disconnected' ? 'The app is disconnected. The API refuses it from now on.' : null,
+    });
+  });
+
+  scope.get<{ Params: GrantParams }>('/settings/apps/:grantId', SIGNED_IN, async (request, reply) => {
+    const { app, activity } = await listAppActivity(ctx, viewerOf(request), { grantId: request.params.grantId, limit: ACTIVITY_SHOWN });
+    return renderPage(request, reply, 'app', { title: `App “${app.clientName}”`, app, activity });
+  });
+
+  scope.post<{ Params: GrantParams }>('/settings/apps/:grantId/disconnect', SIGNED_IN_FORM, async (request, reply) => {
+    await disconnectApp(ctx, viewerOf(request), { grantId: request.params.grantId });
+    return seeOther(reply, '/settings/apps?done=disconnected');
+  });
+}
