@@ -6,6 +6,7 @@ import net from 'node:net';
 import * as client from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { AppOverrides } from '../../src/app.ts';
+import { signUp } from '../../src/modules/users/users.service.ts';
 import { freePort } from './process.ts';
 import { startServer, type TestServer } from './server.ts';
 
@@ -15,6 +16,13 @@ export const PASSWORD = 'correct horse battery staple';
 export async function startOauthServer(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
   const port = await freePort();
   return startServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, overrides);
+}
+
+/** A person with a password, who can sign in on the web pages. */
+export async function signedUpUser(server: TestServer): Promise<{ userId: string; email: string }> {
+  const email = `person-${Math.random().toString(36).slice(2)}@example.com`;
+  const user = await signUp(server.app.services, { email, password: PASSWORD });
+  return { userId: user.id, email };
 }
 
 /** The app's loopback redirect target: answers 200 and remembers every URL it was sent to. */

@@ -1,0 +1,125 @@
+// What the authorization server and the API refuse, each case on its own: a wrong PKCE verifier,
+// a replayed or expired code, a token used at another resource, an expired access token, scopes
+// widened at refresh, a person who denies, and an app the person disconnected. (No PKCE, plain
+// PKCE and a redirect mismatch are in oauth-server.test.ts.)
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import * as client from 'openid-client';
+import { storedId } from '../../src/modules/oauth/oauth-adapter.ts';
+import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer } from '../helpers/oauth.ts';
+import { manualClock, type TestServer } from '../helpers/server.ts';
+import { waitFor } from '../scale/cluster.ts';
+
+const isError = (code: string) => (e: client.ResponseBodyError) => e.error === code;
+
+describe('OAuth refusals', () => {
+  const clock = manualClock();
+  let server: TestServer;
+  let app: Awaited<ReturnType<typeof loopbackApp>>;
+  let person: { userId: string; email: string };
+  let config: client.Configuration;
+  let api: string;
+  let mcp: string;
+  let browser: FormBrowser;
+  before(async () => {
+    [server, app] = await Promise.all([startOauthServer({}, { clock: clock.clock }), loopbackApp()]);
+    person = await signedUpUser(server);
+    config = await registerFromResourceMetadata(server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
+    api = `${server.url}/api/v1`;
+    mcp = `${server.url}/mcp`;
+  });
+  after(async () => {
+    await app.close();
+    await server.close();
+  });
+  beforeEach(() => { browser = new FormBrowser(server.url); });
+
+  async function code(params: { scope?: string; resource?: string } = {}, decision: 'allow' | 'deny' = 'allow', scopes?: string[]) {
+    const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: params.scope ?? 'decks:read', resource: params.resource ?? api });
+    const callback = await browser.authorize(auth.url, person.email, decision, scopes);
+    return { ...auth, callback };
+  }
+
+  async function tokens(params: { scope?: string; resource?: string } = {}) {
+    const auth = await code(params);
+    return client.authorizationCodeGrant(config, auth.callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource: params.resource ?? api });
+  }
+
+  test('should refuse a code exchanged with the wrong PKCE verifier', async () => {
+    const auth = await code();
+    await assert.rejects(
+      client.authorizationCodeGrant(config, auth.callback, { pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: auth.state }, { resource: api }),
+      isError('invalid_grant'),
+    );
+  });
+
+  test('should refuse a code used twice', async () => {
+    const auth = await code();
+    const checks = { pkceCodeVerifier: auth.verifier, expectedState: auth.state };
+    await client.authorizationCodeGrant(config, auth.callback, checks, { resource: api });
+    await assert.rejects(client.authorizationCodeGrant(config, auth.callback, checks, { resource: api }), isError('invalid_grant'));
+  });
+
+  test('should refuse an expired code', async () => {
+    const auth = await code();
+    // Sixty seconds pass: the stored code's expiry, as oidc-provider reads it, is in the past.
+    const id = storedId('AuthorizationCode', auth.callback.searchParams.get('code') ?? '');
+    const row = await server.app.services.db.selectFrom('oauth_entities').select('payload').where('model', '=', 'AuthorizationCode').where('id', '=', id).executeTakeFirstOrThrow();
+    const payload = { ...JSON.parse(row.payload) as Record<string, unknown>, exp: Math.floor(Date.now() / 1000) - 1 };
+    await server.app.services.db.updateTable('oauth_entities').set({ payload: JSON.stringify(payload) }).where('model', '=', 'AuthorizationCode').where('id', '=', id).execute();
+    await assert.rejects(
+      client.authorizationCodeGrant(config, auth.callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource: api }),
+      isError('invalid_grant'),
+    );
+  });
+
+  test('should refuse at the API a token asked for the MCP endpoint', async () => {
+    const forMcp = await tokens({ resource: mcp });
+    const response = await server.api('GET', '/decks', { token: forMcp.access_token });
+    assert.equal(response.status, 401);
+    assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    const forApi = await tokens({ resource: api });
+    assert.equal((await server.api('GET', '/decks', { token: forApi.access_token })).status, 200);
+  });
+
+  test('should refuse an access token after its hour', async () => {
+    const issued = await tokens();
+    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    clock.ms += 3600 * 1000;
+    try {
+      const response = await server.api('GET', '/decks', { token: issued.access_token });
+      assert.equal(response.status, 401);
+      assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    } finally {
+      clock.ms -= 3600 * 1000;
+    }
+  });
+
+  test('should refuse a refresh that asks for more scopes than were granted', async () => {
+    const issued = await tokens({ scope: 'decks:read' });
+    await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { scope: 'decks:read decks:write', resource: api }), isError('invalid_scope'));
+  });
+
+  test('should send access_denied to the app when the person denies', async () => {
+    const auth = await code({}, 'deny');
+    assert.equal(auth.callback.searchParams.get('error'), 'access_denied');
+    assert.equal(auth.callback.searchParams.get('code'), null);
+  });
+
+  test('should refuse a disconnected app at the API within 5 seconds, and its refresh token', async () => {
+    const issued = await tokens({ scope: 'decks:read reviews:read' });
+    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    const whoami = await server.api('GET', '/whoami', { token: issued.access_token });
+    const grantId = whoami.body.token.id as string;
+    const apps = await browser.request('/settings/apps');
+    const html = await apps.text();
+    assert.match(html, /Plugin/);
+    assert.match(html, /decks:read, reviews:read/);
+    const disconnect = await browser.request(`/settings/apps/${grantId}/disconnect`, { form: { _csrf: FormBrowser.csrfOf(html) } });
+    assert.equal(disconnect.status, 303);
+    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: issued.access_token }), (r) => r.status === 401);
+    assert.equal(refused.status, 401);
+    await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource: api }), isError('invalid_grant'));
+    assert.doesNotMatch(await (await browser.request('/settings/apps')).text(), new RegExp(grantId));
+  });
+});
