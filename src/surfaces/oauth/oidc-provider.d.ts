@@ -13,6 +13,8 @@ declare module 'oidc-provider' {
     readonly jti: string;
     addResourceScope(resource: string, scope: string): void;
     addOIDCScope(scope: string): void;
+    rejectOIDCScope(scope: string): void;
+    rejectResourceScope(resource: string, scope: string): void;
     save(): Promise<string>;
   }
 

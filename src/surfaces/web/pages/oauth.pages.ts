@@ -82,8 +82,17 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
     } else {
       const client = await oauth.Client.find(clientId);
       const grant = new oauth.Grant({ accountId: viewer.userId, clientId });
+      // The scopes are both the provider's own (it lists them in its metadata) and each resource's.
+      // What the person unticked (or the service does not grant) is recorded as refused, so the
+      // provider issues the narrower set instead of asking again.
+      grant.addOIDCScope(chosen.join(' '));
+      const refused = list(details.params.scope).filter((s) => !(chosen as string[]).includes(s)).join(' ');
+      if (refused !== '') grant.rejectOIDCScope(refused);
       const resources = list(details.params.resource);
-      for (const resource of resources.length === 0 ? [`${ctx.publicUrl}/api/v1`] : resources) grant.addResourceScope(resource, chosen.join(' '));
+      for (const resource of resources.length === 0 ? [`${ctx.publicUrl}/api/v1`] : resources) {
+        grant.addResourceScope(resource, chosen.join(' '));
+        if (refused !== '') grant.rejectResourceScope(resource, refused);
+      }
       const grantId = await grant.save();
       const redirectUri = String(details.params.redirect_uri);
       await recordConsent(ctx, viewer, {
