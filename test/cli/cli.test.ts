@@ -196,8 +196,9 @@ describe('flashdeck CLI', () => {
 });
 
 describe('bad environment values', { concurrency: true }, () => {
-  // A server that wrongly starts would run forever: runScript kills it after a few seconds.
-  const server = (env: Record<string, string>) => runScript(path.join('src', 'server.ts'), [], env, 8000);
+  // A server that wrongly starts would run forever: runScript kills it after a while, long enough
+  // for a loaded machine to load the code (a start-up took 8 s on a busy 2-core machine).
+  const server = (env: Record<string, string>) => runScript(path.join('src', 'server.ts'), [], env, 30_000);
 
   for (const [name, value] of [['PORT', 'abc'], ['RATE_LIMIT_PER_MINUTE', 'x'], ['DECK_LIMIT', 'lots']]) {
     test(`should stop the server at start-up with one line naming ${name}=${value}`, async () => {
