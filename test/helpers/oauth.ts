@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import * as client from 'openid-client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { AppOverrides } from '../../src/app.ts';
 import { signUp } from '../../src/modules/users/users.service.ts';
 import { freePort } from './process.ts';
@@ -35,13 +35,6 @@ export async function loopbackApp(): Promise<{ port: number; redirectUri: string
     redirectUri: `http://127.0.0.1:${port}/callback`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
 }
 
 /** Options openid-client needs against a plain-http test server. */

@@ -7,14 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import type { Browser } from 'playwright-core';
 import {
-  authorizationUrl, consentInBrowser, INSECURE, launchBrowser, loopbackApp, signedUpUser, startOauthServer,
+  authorizationUrl, consentInBrowser, INSECURE, loopbackApp, signedUpUser, startOauthServer,
 } from '../helpers/oauth.ts';
+import { browserSkipReason, launchChromium } from '../helpers/browser.ts';
 import type { TestServer } from '../helpers/server.ts';
 
 const CLIENT_ID = 'https://agent.example/oauth/client.json';
 const PRIVATE_CLIENT_ID = 'https://intranet.example/client.json';
 
-describe('a client ID metadata document', () => {
+describe('a client ID metadata document', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let browser: Browser;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
@@ -36,7 +37,7 @@ describe('a client ID metadata document', () => {
         },
       },
     });
-    browser = await launchBrowser();
+    browser = await launchChromium();
   });
   after(async () => {
     await browser.close();

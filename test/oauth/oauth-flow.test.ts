@@ -7,14 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
-  authorizationUrl, consentInBrowser, launchBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer,
+  authorizationUrl, consentInBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer,
 } from '../helpers/oauth.ts';
+import { axeViolations, browserSkipReason, launchChromium } from '../helpers/browser.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { waitFor } from '../scale/cluster.ts';
 
 const API_SCOPES = 'decks:read decks:write reviews:read reviews:write';
 
-describe('an OAuth client through discovery, registration, sign-in and consent', () => {
+describe('an OAuth client through discovery, registration, sign-in and consent', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
@@ -22,7 +23,7 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   before(async () => {
-    [server, browser, app] = await Promise.all([startOauthServer(), launchBrowser(), loopbackApp()]);
+    [server, browser, app] = await Promise.all([startOauthServer(), launchChromium(), loopbackApp()]);
     context = await browser.newContext();
     page = await context.newPage();
     person = await signedUpUser(server);
@@ -49,6 +50,7 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.match(text, /Flashdeck plugin/);
     assert.match(text, new RegExp(`127\\.0\\.0\\.1:${app.port}`));
     for (const scope of API_SCOPES.split(' ')) assert.equal(await page.getByLabel(scope, { exact: true }).isChecked(), true, scope);
+    assert.deepEqual(await axeViolations(page), []);
     await page.getByLabel('decks:write', { exact: true }).uncheck();
     await Promise.all([page.waitForURL((u) => u.port === String(app.port)), page.getByRole('button', { name: 'Allow' }).click()]);
 
@@ -82,10 +84,33 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
 
-    // The calls are in the grant's activity log, as a PAT's are.
+    // The grant is gone from the person's apps (reuse revoked it).
+    await page.goto(`${server.url}/settings/apps`);
+    assert.doesNotMatch(await page.locator('main').innerText(), /Flashdeck plugin/);
+  });
+
+  test('should list a granted app in settings with its scopes and activity log, and disconnect it', async () => {
+    const config = await registerFromResourceMetadata(server, { client_name: 'Study agent', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${server.url}/api/v1`;
+    const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read reviews:read', resource });
+    const callback = await consentInBrowser(page, auth.url, person.email, 'Allow', { appPort: app.port, signIn: false });
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
+    assert.equal((await server.api('GET', '/decks', { token: tokens.access_token, headers: { 'user-agent': 'study-agent/1.0' } })).status, 200);
     await server.app.activity.flush();
-    const apps = await page.goto(`${server.url}/settings/apps`);
-    assert.equal(apps?.status(), 200);
+
+    await page.goto(`${server.url}/settings/apps`);
+    const row = page.getByRole('row', { name: /Study agent/ });
+    assert.match(await row.innerText(), /decks:read, reviews:read/);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.getByRole('link', { name: 'Study agent' }).click();
+    // Its activity log: the call made with its token.
+    assert.match(await page.locator('table.activity').innerText(), /\/api\/v1\/decks[\s\S]*study-agent\/1\.0/);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    await page.getByRole('status').waitFor();
+    assert.doesNotMatch(await page.locator('main').innerText(), /Study agent/);
+    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: tokens.access_token }), (r) => r.status === 401);
+    assert.equal(refused.status, 401);
   });
 
   test('should refuse every token of a grant once its refresh token is revoked (RFC 7009)', async () => {
