@@ -124,4 +124,13 @@ describe('OAuth refusals', () => {
     await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource: api }), isError('invalid_grant'));
     assert.doesNotMatch(await (await browser.request('/settings/apps')).text(), new RegExp(grantId));
   });
+
+  test('should count the calls of every token of one grant in the same rate-limit bucket', async () => {
+    const first = await tokens({ scope: 'decks:read' });
+    const remaining = (response: { headers: Headers }) => Number(/r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')?.[1]);
+    const before = remaining(await server.api('GET', '/whoami', { token: first.access_token }));
+    const second = await client.refreshTokenGrant(config, first.refresh_token ?? '', { resource: api });
+    assert.notEqual(second.access_token, first.access_token);
+    assert.equal(remaining(await server.api('GET', '/whoami', { token: second.access_token })), before - 1);
+  });
 });
