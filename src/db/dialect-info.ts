@@ -35,7 +35,7 @@ export function textType(db: AnyKysely): 'text' | RawBuilder<unknown> {
  */
 export async function insertRows<T extends keyof Database>(db: Kysely<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
   if (rows.length === 0) return;
-  const columnNames = Object.keys(rows[0] as object);
+  const columnNames = Object.keys(rows[0]);
   if (!isPostgres(db)) {
     for (let at = 0; at < rows.length;) {
       const size = chunkSize(rows.length - at);

@@ -74,8 +74,8 @@ export class InProcessRateLimits implements RateLimitStore {
     this.failedAuthPerMinute = options.failedAuthPerMinute;
   }
 
-  /** Synchronous: the counters are in memory (an async caller may still await the result). */
-  admitNow(bucket: RateBucket, address: string | null, reads: readonly string[], nowMs: number): Admission {
+  /** Synchronous: the counters are in memory. */
+  admit(bucket: RateBucket, address: string | null, reads: readonly string[], nowMs: number): Admission {
     const values = nulls(reads);
     if (address !== null) {
       const blocked = this.#blockedFor(address);
@@ -92,10 +92,6 @@ export class InProcessRateLimits implements RateLimitStore {
     this.#minute.increment(keys.minute, nowMs);
     this.#day.increment(keys.day, nowMs);
     return { throttledSeconds: 0, decision: allowedWith(limits, minute + 1, day + 1, nowMs), values };
-  }
-
-  admit(bucket: RateBucket, address: string | null, reads: readonly string[], nowMs: number): Promise<Admission> {
-    return Promise.resolve(this.admitNow(bucket, address, reads, nowMs));
   }
 
   #blockedFor(address: string): number {
