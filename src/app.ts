@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { lazyChildLogger } from './lazy-logger.ts';
 import type { ServiceContext } from './context.ts';
 import { migrateToLatest, openStore, type Store } from './db/database.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
@@ -74,6 +75,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     genReqId: () => randomUUID(),
     // Per-request lines only at debug: the activity log already records every token call.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    childLoggerFactory: lazyChildLogger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors,
     // While draining, a request already on an open connection is served (with Connection: close)
