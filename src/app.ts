@@ -47,7 +47,7 @@ export interface FlashdeckApp extends FastifyInstance {
 }
 
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FlashdeckApp> {
-  const store: Store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store: Store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   let shared: SharedStores | null = null;
   try {
     shared = await openSharedStores(config.redisUrl, { namespace: overrides.redisNamespace });
