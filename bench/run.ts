@@ -15,7 +15,7 @@ import { againstCeiling, API, postgresAgainstSqlite, startCeilingFor, startDeckS
 import { goals, report, type Results } from './report.ts';
 import { benchReviews } from './reviews.ts';
 import { benchScale } from './scale.ts';
-import { postgresRedisUrls, ROOT, type Ceiling } from './servers.ts';
+import { postgresRedisUrls, ROOT, START_FLAGS, type Ceiling } from './servers.ts';
 import { soak, SOAK_MODE } from './soak.ts';
 import { CONNECTIONS, ROUNDS, SECONDS, THREADS, WARMUP_SECONDS } from './throughput.ts';
 import { findWrk, WRK_INSTALL_HINT, wrkVersion } from './wrk.ts';
@@ -74,7 +74,7 @@ async function main(): Promise<number> {
   };
   const settings = {
     parts: [...parts], rounds: ROUNDS, secondsPerRun: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS,
-    imports: IMPORTS, importWarmup: IMPORT_WARMUP, soak: SOAK_MODE,
+    imports: IMPORTS, importWarmup: IMPORT_WARMUP, soak: SOAK_MODE, serverNodeFlags: START_FLAGS,
   };
   log(`bench: ${[...parts].join(', ') || 'nothing'}; load average ${machine.loadAverageAtStart.join(' ')} on ${machine.cpus} cores`);
 
@@ -112,6 +112,7 @@ async function main(): Promise<number> {
   const header = [
     `Flashdeck bench, ${at}; commit ${commit?.slice(0, 12) ?? 'unknown'}${dirty ? ' (with uncommitted changes)' : ''}`,
     `Node ${machine.node}, wrk ${machine.wrk ?? 'missing'}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}`,
+    `servers run as npm start does: node ${[...START_FLAGS, 'src/server.ts'].join(' ')}`,
     `load average (1, 5, 15 min) at start ${machine.loadAverageAtStart.join(' ')}, at end ${loadAverageAtEnd.join(' ')}: ` +
       'other work on the machine moves req/s; CPU per request moves less',
   ].join('\n');
