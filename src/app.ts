@@ -19,6 +19,7 @@ import { createServiceContext } from './services.ts';
 import { openSharedStores, type SharedStores } from './stores/shared-stores.ts';
 import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
+import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
 
 export interface AppOverrides {
@@ -96,7 +97,10 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   await app.register(rootPlugin);
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
-  await app.register(systemPlugin, { db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl)] });
+  await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
+  await app.register(systemPlugin, {
+    db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl), mcpResource(config.publicUrl)],
+  });
   overrides.extraRoutes?.(app);
 
   const purgeTimer = setInterval(() => void purgeExpiredKeys(services).catch(() => {}), 3_600_000);
