@@ -142,7 +142,8 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
     parse(args) {
       const picked: Record<string, unknown> = {};
       const rest: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(args)) (nonBodyNames.has(name) ? picked : rest)[name] = value;
+      const hasBody = body !== null || markdown;
+      for (const [name, value] of Object.entries(args)) (nonBodyNames.has(name) || !hasBody ? picked : rest)[name] = value;
       const validateArgs = validator(queryAjv, nonBody);
       if (!validateArgs(picked)) throw argumentError(validateArgs.errors ?? []);
       const split = (schema: unknown) => Object.fromEntries(Object.keys(properties(schema)).filter((k) => k in picked).map((k) => [k, picked[k]]));
