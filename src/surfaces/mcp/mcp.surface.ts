@@ -169,7 +169,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     const version = request.headers['mcp-protocol-version'];
     if (typeof version === 'string') headers.set('mcp-protocol-version', version);
     const response = await transport.handleRequest(new Request(endpoint, { method: 'POST', headers }), { parsedBody: request.body });
-    void transport.close();
+
     if (call.admitted !== null) reply.header('RateLimit-Policy', call.admitted.rateLimitPolicy).header('RateLimit', call.admitted.rateLimit);
     reply.code(response.status);
     const type = response.headers.get('content-type');
