@@ -2,6 +2,7 @@
 // one table of the other figures, and the goals of issue 10 with their verdicts.
 import type { ImportFigures } from './imports.ts';
 import type { ListFigures } from './list.ts';
+import type { McpFigures } from './mcp.ts';
 import type { CeilingFigures } from './reads.ts';
 import type { ScaleFigures } from './scale.ts';
 import type { SoakFigures } from './soak.ts';
@@ -16,6 +17,7 @@ export interface Results {
   list?: ListFigures;
   reviews?: { answerP50Ms: number; answerP99Ms: number; completeMs: number };
   scale?: ScaleFigures | { skipped: string };
+  mcp?: McpFigures | { skipped: string };
 }
 
 export interface Goal {
@@ -51,6 +53,8 @@ export function goals(r: Results): Goal[] {
   if (postgres) goal('GET /decks/{id} on PostgreSQL + Redis / SQLite', postgres.median.ratio, '>= 0.6', postgres.median.ratio >= 0.6);
   if (r.list) goal(`GET /decks p50, ${r.list.largeStoreDecks} decks / 100 decks`, r.list.largeOverSmall, '<= 1.2', r.list.largeOverSmall <= 1.2);
   if (r.reviews) goal('POST /reviews/{id}/answers p50 ms', r.reviews.answerP50Ms, '< 5', r.reviews.answerP50Ms < 5);
+  const mcp = ran(r.mcp);
+  if (mcp) goal('MCP get_deck req/s / API GET /decks/{id} (issue 14)', mcp.median.ratio, '>= 0.8', mcp.median.ratio >= 0.8);
   return out;
 }
 
@@ -90,6 +94,8 @@ export function report(r: Results, header: string): string {
   if (postgres) parts.push(comparisonTable('GET /api/v1/decks/{deckId}: PostgreSQL + Redis against SQLite', postgres));
   const scale = ran(r.scale);
   if (scale) parts.push(comparisonTable('GET /api/v1/decks/{deckId}: two PostgreSQL + Redis instances against one', scale.twoInstancesReads));
+  const mcp = ran(r.mcp);
+  if (mcp) parts.push(comparisonTable('MCP get_deck (POST /mcp tools/call) against GET /api/v1/decks/{deckId}, same deck', mcp));
 
   const rows: string[][] = [['figure', 'value']];
   if (r.imports) {
@@ -118,6 +124,7 @@ export function report(r: Results, header: string): string {
     rows.push([`imports/s (${it.connections} connections): one instance / two; two / one`, `${it.oneInstancePerSec} / ${it.twoInstancesPerSec}; ${it.twoOverOne}`]);
     rows.push(['PostgreSQL bytes per row: deck / card / activity', ['decks', 'cards', 'activity'].map((t) => scale.postgresStorage[t]?.bytesPerRow ?? '-').join(' / ')]);
   }
+  if (mcp) rows.push([`MCP tools/list (${mcp.toolsList.bodyBytes} B), ${mcp.toolsList.requests} requests: p50 / p99 ms`, `${mcp.toolsList.p50Ms} / ${mcp.toolsList.p99Ms}`]);
   if (rows.length > 1) parts.push(table(rows, () => false));
 
   const skipped = Object.entries(r).filter(([, v]) => v !== undefined && typeof v === 'object' && 'skipped' in v);

@@ -3,26 +3,27 @@
 // server's CPU per request and RSS from /proc, in interleaved rounds. Prints tables and writes all
 // figures to bench/results/bench-<time>.json and bench/results/latest.json.
 //
-// BENCH_ONLY=deck,whoami,import,soak,postgres,list,reviews,scale runs a subset (default: all).
+// BENCH_ONLY=deck,whoami,import,soak,postgres,list,reviews,scale,mcp runs a subset (default: all).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IMPORT_WARMUP, IMPORTS, importLatency } from './imports.ts';
 import { listLatency } from './list.ts';
+import { benchMcp } from './mcp.ts';
 import { round } from './measure.ts';
 import { againstCeiling, API, postgresAgainstSqlite, startCeilingFor, startDeckServer, type DeckServer } from './reads.ts';
 import { goals, report, type Results } from './report.ts';
 import { benchReviews } from './reviews.ts';
 import { benchScale } from './scale.ts';
-import { postgresRedisUrls, ROOT, type Ceiling } from './servers.ts';
+import { postgresRedisUrls, ROOT, START_FLAGS, type Ceiling } from './servers.ts';
 import { soak, SOAK_MODE } from './soak.ts';
 import { CONNECTIONS, ROUNDS, SECONDS, THREADS, WARMUP_SECONDS } from './throughput.ts';
 import { findWrk, WRK_INSTALL_HINT, wrkVersion } from './wrk.ts';
 
-const PARTS = ['deck', 'whoami', 'import', 'soak', 'postgres', 'list', 'reviews', 'scale'] as const;
+const PARTS = ['deck', 'whoami', 'import', 'soak', 'postgres', 'list', 'reviews', 'scale', 'mcp'] as const;
 type Part = (typeof PARTS)[number];
-const THROUGHPUT: Part[] = ['deck', 'whoami', 'soak', 'postgres', 'scale'];
+const THROUGHPUT: Part[] = ['deck', 'whoami', 'soak', 'postgres', 'scale', 'mcp'];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -74,14 +75,14 @@ async function main(): Promise<number> {
   };
   const settings = {
     parts: [...parts], rounds: ROUNDS, secondsPerRun: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS,
-    imports: IMPORTS, importWarmup: IMPORT_WARMUP, soak: SOAK_MODE,
+    imports: IMPORTS, importWarmup: IMPORT_WARMUP, soak: SOAK_MODE, serverNodeFlags: START_FLAGS,
   };
   log(`bench: ${[...parts].join(', ') || 'nothing'}; load average ${machine.loadAverageAtStart.join(' ')} on ${machine.cpus} cores`);
 
   let deck: DeckServer | null = null;
   let ceiling: Ceiling | null = null;
   try {
-    const needsDeck = ['deck', 'whoami', 'import', 'postgres', 'reviews', 'scale'].some((p) => parts.has(p as Part));
+    const needsDeck = ['deck', 'whoami', 'import', 'postgres', 'reviews', 'scale', 'mcp'].some((p) => parts.has(p as Part));
     if (needsDeck) deck = await startDeckServer('flashdeck');
     if (deck && (parts.has('deck') || parts.has('whoami'))) {
       const paths = [deck.deckPath, `${API}/whoami`];
@@ -93,6 +94,7 @@ async function main(): Promise<number> {
       ceiling = null;
     }
     if (deck && parts.has('postgres') && pgUrls) results.postgres = await postgresAgainstSqlite(pgUrls, deck);
+    if (deck && parts.has('mcp')) results.mcp = await benchMcp(deck);
     if (deck && parts.has('import')) results.imports = await importLatency(deck);
     if (deck && parts.has('reviews')) {
       log('reviews: answer 250 cards one at a time, then complete (bench/reviews.ts)');
@@ -112,6 +114,7 @@ async function main(): Promise<number> {
   const header = [
     `Flashdeck bench, ${at}; commit ${commit?.slice(0, 12) ?? 'unknown'}${dirty ? ' (with uncommitted changes)' : ''}`,
     `Node ${machine.node}, wrk ${machine.wrk ?? 'missing'}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}`,
+    `servers run as npm start does: node ${[...START_FLAGS, 'src/server.ts'].join(' ')}`,
     `load average (1, 5, 15 min) at start ${machine.loadAverageAtStart.join(' ')}, at end ${loadAverageAtEnd.join(' ')}: ` +
       'other work on the machine moves req/s; CPU per request moves less',
   ].join('\n');

@@ -13,7 +13,7 @@ const count = Number(countText);
 if (!userId || !Number.isInteger(count) || count < 0) throw new Error('usage: node bench/seed-list.ts USER_ID COUNT');
 
 const config = loadConfig(process.env);
-const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
 try {
   await migrateToLatest(store.db);
   const start = Date.parse('2024-01-01T00:00:00.000Z');

@@ -23,6 +23,16 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 }
 export const NODE = process.execPath;
 
+/**
+ * The Node flags of `npm start` (package.json's start script, `node <flags> src/server.ts`): the
+ * bench runs the server as an operator does, V8's memory settings included (docs/performance.md).
+ */
+export const START_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const words = (pkg.scripts?.start ?? '').split(/\s+/).filter((w) => w !== '');
+  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
+})();
+
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export function freePort(): Promise<number> {
@@ -108,7 +118,7 @@ export async function startFlashdeck(name: string, store: StoreChoice, options: 
     : [];
   const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
   const entry = store.kind === 'sqlite' ? 'src/server.ts' : 'bench/server.ts';
-  const child = spawn(NODE, [...profile, ...extraFlags, ...(options.nodeFlags ?? []), path.join(ROOT, entry)], {
+  const child = spawn(NODE, [...START_FLAGS, ...profile, ...extraFlags, ...(options.nodeFlags ?? []), path.join(ROOT, entry)], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -21,6 +21,8 @@ export interface Target {
   headers?: Record<string, string>;
   /** The server process(es) answering it, whose CPU and RSS are read. */
   servers: Measured[];
+  /** A request other than GET (an MCP tool call): method, body and content type. */
+  request?: { method: string; body: string; contentType: string };
 }
 
 export interface RunFigures {
@@ -69,7 +71,7 @@ export async function measureTarget(targets: Target | Target[], seconds = SECOND
   const list = Array.isArray(targets) ? targets : [targets];
   const per = Math.max(1, Math.round(connections / list.length));
   const results = await Promise.all(list.map((t) => runWrk({
-    url: t.url, headers: t.headers, seconds, connections: per, threads: THREADS, watch: t.servers.map((s) => s.pid),
+    url: t.url, headers: t.headers, request: t.request, seconds, connections: per, threads: THREADS, watch: t.servers.map((s) => s.pid),
   })));
   const failed = results.reduce((n, r) => n + r.failed, 0);
   if (failed > 0) throw new Error(`${list.map((t) => t.label).join(' + ')}: ${failed} failed requests`);

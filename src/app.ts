@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { lazyChildLogger } from './lazy-logger.ts';
 import type { ServiceContext } from './context.ts';
 import { migrateToLatest, openStore, type Store } from './db/database.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
@@ -25,6 +26,7 @@ import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.
 import { frameworkErrors } from './surfaces/errors.ts';
 import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
 import { createProvider, OAUTH_PREFIX, oauthSigningKey } from './surfaces/oauth/provider.ts';
+import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
 import { webSurface } from './surfaces/web/web.surface.ts';
 
@@ -58,7 +60,7 @@ export interface FlashdeckApp extends FastifyInstance {
 }
 
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FlashdeckApp> {
-  const store: Store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store: Store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   let shared: SharedStores | null = null;
   try {
     shared = await openSharedStores(config.redisUrl, { namespace: overrides.redisNamespace });
@@ -86,6 +88,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     genReqId: () => randomUUID(),
     // Per-request lines only at debug: the activity log already records every token call.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    childLoggerFactory: lazyChildLogger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors,
     // While draining, a request already on an open connection is served (with Connection: close)
@@ -119,10 +122,12 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
   await app.register(oauthSurface, { prefix: OAUTH_PREFIX, provider: oauth });
+  await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
   // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
   await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });
   await app.register(systemPlugin, {
-    db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl)], authorizationServer: oauth.callback(),
+    db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl), mcpResource(config.publicUrl)],
+    authorizationServer: oauth.callback(),
   });
   overrides.extraRoutes?.(app);
 

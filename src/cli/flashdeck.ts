@@ -117,7 +117,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
   let store;
   try {
     const config = loadConfig(env);
-    store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
     await migrateToLatest(store.db);
     const ctx = await createServiceContext({
       db: store.db, clock: systemClock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,

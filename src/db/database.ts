@@ -3,11 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type SchemaMetadata, type TableMetadata } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { isPostgres } from './dialect-info.ts';
-import { PreparingClient } from './pg-client.ts';
 import { CachedSqliteDialect } from './sqlite-dialect.ts';
 import type { Database } from './types.ts';
 import * as m0001 from './migrations/0001-initial.ts';
@@ -45,8 +43,11 @@ export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'flashdeck.sqlite');
 }
 
-export function openStore(options: StoreOptions): Store {
+export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl !== null) {
+    // Loaded only for PostgreSQL: pg is about 10 MB of an embedded-store server's memory.
+    const { default: pg } = await import('pg');
+    const { PreparingClient } = await import('./pg-client.ts');
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       // Per instance: N instances hold up to N x 10 connections (docs/deployment.md).

@@ -2,6 +2,7 @@
 // (src/surfaces/api/idempotency.ts), an MCP tool's `idempotencyKey`. The response is stored by the
 // write's own transaction (BeforeCommit), so a crash can never leave a committed write whose key is
 // still free to run it again; a failed write frees the key, so a retry runs again.
+import { createHash } from 'node:crypto';
 import type { BeforeCommit, ServiceContext } from '../context.ts';
 import type { Actor } from '../modules/identity/principal.ts';
 import { claimKey, releaseKey, storeResponse } from '../modules/idempotency/idempotency.service.ts';
@@ -12,6 +13,26 @@ export interface IdempotentCall {
   readonly key: string;
   /** A canonical hash of everything the request says (path, query, body): same key, other hash is a conflict. */
   readonly requestHash: string;
+}
+
+/**
+ * The request as the key remembers it: method, API route, path and query parameters, body (a
+ * markdown body as `{ markdown }`). Every surface hashes a write as the API route it stands for
+ * (an MCP tool call as its route), so a retry through either surface agrees with the other.
+ */
+export function requestHash(method: string, route: string, params: unknown, query: unknown, body: unknown): string {
+  return createHash('sha256').update(JSON.stringify([
+    method,
+    route,
+    params,
+    query,
+    typeof body === 'string' ? { markdown: body } : body,
+  ])).digest('base64url');
+}
+
+/** A write's response body as stored and sent: the key, when one was given, echoed as `idempotencyKey`. */
+export function storedBody(call: IdempotentCall | null, result: object): string {
+  return JSON.stringify(call === null ? result : { ...result, idempotencyKey: call.key });
 }
 
 /** A response as stored and replayed: its status and its exact bytes. */

@@ -16,7 +16,7 @@ import type { ActivityRecorder } from '../modules/activity/activity-recorder.ts'
 import type { Actor, Principal } from '../modules/identity/principal.ts';
 import type { Scope } from '../modules/identity/scopes.ts';
 import type { TokenVerifier, Verification } from '../modules/identity/verifier.ts';
-import type { RateBucket, RateDecision, RateLimitStore, WindowLimits } from '../stores/rate-limits/rate-limits.ts';
+import type { Admission, RateBucket, RateDecision, RateLimitStore, WindowLimits } from '../stores/rate-limits/rate-limits.ts';
 import { runIdempotent, type IdempotentCall, type IdempotentOutcome, type StoredResponse } from './idempotency.ts';
 
 /**
@@ -145,15 +145,31 @@ export class Policy {
    * gets 429 whatever it presents.
    */
   async authenticate(authorization: string | undefined, address: string, resource: ProtectedResource): Promise<Verification> {
+    return this.authenticateNow(authorization, address, resource);
+  }
+
+  /**
+   * authenticate, without a promise when no I/O was needed (a cached token): a surface's hot path
+   * awaits only when it has to, each await costing a turn of the microtask queue.
+   */
+  authenticateNow(authorization: string | undefined, address: string, resource: ProtectedResource): Verification | Promise<Verification> {
     const match = authorization === undefined ? null : BEARER.exec(authorization);
-    const verification: Verification = match === null
-      ? {
+    if (match === null) {
+      return this.#refuse({
         principal: null,
         refused: new AppError('UNAUTHORIZED', authorization === undefined
           ? 'An Authorization: Bearer token is required'
           : 'The Authorization header is not a Bearer token'),
-      }
-      : await this.#verify(match[1], resource.resource);
+      }, authorization, address, resource);
+    }
+    const verification = this.#verify(match[1], resource.resource);
+    if (isPromise(verification)) {
+      return verification.then((v) => (v.refused === null ? v : this.#refuse(v, authorization, address, resource)));
+    }
+    return verification.refused === null ? verification : this.#refuse(verification, authorization, address, resource);
+  }
+
+  async #refuse(verification: Verification, authorization: string | undefined, address: string, resource: ProtectedResource): Promise<Verification> {
     if (verification.refused === null) return verification;
     // The throttle is read only here and in admit (one Redis round trip with the windows there).
     const blocked = await this.#rateLimits.failedAuthBlockedFor(address);
@@ -164,11 +180,11 @@ export class Policy {
     return { principal: verification.principal, refused: new AppError(code, message, details, { 'WWW-Authenticate': hint }) };
   }
 
-  #verify(token: string, resource: string): Promise<Verification> {
+  #verify(token: string, resource: string): Verification | Promise<Verification> {
     for (const verifier of this.#verifiers) {
       if (verifier.recognises(token)) return verifier.verify(token, resource);
     }
-    return Promise.resolve({ principal: null, refused: new AppError('UNAUTHORIZED', 'The access token is malformed') });
+    return { principal: null, refused: new AppError('UNAUTHORIZED', 'The access token is malformed') };
   }
 
   /** The bucket of calls made with this principal's credential. */
@@ -187,7 +203,19 @@ export class Policy {
    * shared keys whose values come back in `values`, read in the same round trip.
    */
   async admit(bucket: RateBucket, address: string | null, reads: readonly string[]): Promise<Admitted> {
-    const admission = await this.#rateLimits.admit(bucket, address, reads, this.#clock.now().getTime());
+    return this.admitNow(bucket, address, reads);
+  }
+
+  /**
+   * admit, without a promise when the store counts in memory (a single instance): the refusal is
+   * then thrown at once.
+   */
+  admitNow(bucket: RateBucket, address: string | null, reads: readonly string[]): Admitted | Promise<Admitted> {
+    const admission = this.#rateLimits.admit(bucket, address, reads, this.#clock.now().getTime());
+    return isPromise(admission) ? admission.then((a) => this.#admitted(bucket, a)) : this.#admitted(bucket, admission);
+  }
+
+  #admitted(bucket: RateBucket, admission: Admission): Admitted {
     if (admission.decision === null) throw throttled(admission.throttledSeconds);
     const { decision } = admission;
     const rateLimitPolicy = this.#policyHeader(bucket.limits);
@@ -249,6 +277,11 @@ function throttled(seconds: number): AppError {
   return new AppError('RATE_LIMITED', 'Too many failed authentication attempts from this address', undefined, {
     'Retry-After': String(seconds),
   });
+}
+
+/** Whether a result came back as a promise (I/O) or as it is. */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 export function rateLimitHeader(decision: RateDecision): string {

@@ -1,12 +1,12 @@
-// One instance alone: counters in this process, no version board (every read asks the database).
+// One instance alone: counters and deck versions in this process.
 import { InProcessRateLimits } from './rate-limits/in-process.ts';
 import type { SharedStores } from './shared-stores.ts';
-import { databaseOnlyVersions } from './version-board/version-board.ts';
+import { InProcessVersionBoard } from './version-board/in-process.ts';
 
 export function createInProcessStores(): SharedStores {
   return {
     rateLimits: (options) => new InProcessRateLimits(options),
-    versionBoard: () => databaseOnlyVersions,
+    versionBoard: () => new InProcessVersionBoard(),
     checks: {},
     close: async () => {},
   };

@@ -6,7 +6,7 @@
 import type { RateLimitStore } from './rate-limits/rate-limits.ts';
 import type { VersionBoard } from './version-board/version-board.ts';
 import { createInProcessStores } from './in-process.ts';
-import { createRedisStores, type RedisStoreOptions } from './redis.ts';
+import type { RedisStoreOptions } from './redis.ts';
 
 export interface SharedStores {
   rateLimits(options: { failedAuthPerMinute: number }): RateLimitStore;
@@ -22,5 +22,8 @@ export interface SharedStores {
 
 /** The one place that picks the implementation. */
 export async function openSharedStores(redisUrl: string | null, options: RedisStoreOptions = {}): Promise<SharedStores> {
-  return redisUrl === null ? createInProcessStores() : createRedisStores(redisUrl, options);
+  if (redisUrl === null) return createInProcessStores();
+  // Loaded only when configured: ioredis is about 10 MB of a single instance's memory.
+  const { createRedisStores } = await import('./redis.ts');
+  return createRedisStores(redisUrl, options);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { requestHash } from '../../src/surfaces/api/idempotency.ts';
+import { requestHash } from '../../src/policy/idempotency.ts';
 import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser, manualClock } from '../helpers/server.ts';
 
 const HOUR = 3_600_000;

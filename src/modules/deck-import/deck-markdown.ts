@@ -43,8 +43,9 @@ class LineReader {
     // Each search runs ahead once and is reused until passed, so reading all lines is linear.
     if (this.#nextLf !== -1 && this.#nextLf < this.#at) this.#nextLf = text.indexOf('\n', this.#at);
     if (this.#nextCr !== -1 && this.#nextCr < this.#at) this.#nextCr = text.indexOf('\r', this.#at);
-    const ends = [this.#nextLf, this.#nextCr].filter((i) => i !== -1);
-    const end = ends.length > 0 ? Math.min(...ends) : text.length;
+    const lf = this.#nextLf;
+    const cr = this.#nextCr;
+    const end = lf === -1 ? (cr === -1 ? text.length : cr) : cr === -1 ? lf : Math.min(lf, cr);
     const line = text.slice(this.#at, end);
     this.#at = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
     this.number++;

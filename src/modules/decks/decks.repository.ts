@@ -2,6 +2,7 @@
 // so a deck can be written out without parsing 250 documents.
 import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { insertRows } from '../../db/dialect-info.ts';
 import type { Visibility } from './decks.schemas.ts';
 
 export interface DeckRecord {
@@ -109,15 +110,10 @@ export async function findCard(db: Db, deckId: string, cardId: string): Promise<
   return row ? { id: row.id, position: Number(row.position), data: row.data } : null;
 }
 
-const INSERT_BATCH = 100;
-
 export async function insertCards(db: Db, deckId: string, cards: StoredCard[], hash: (data: string) => string): Promise<void> {
-  for (let i = 0; i < cards.length; i += INSERT_BATCH) {
-    const batch = cards.slice(i, i + INSERT_BATCH);
-    await db.insertInto('cards').values(batch.map((c) => ({
-      id: c.id, deck_id: deckId, position: c.position, data: c.data, content_hash: hash(c.data),
-    }))).execute();
-  }
+  await insertRows(db, 'cards', cards.map((c) => ({
+    id: c.id, deck_id: deckId, position: c.position, data: c.data, content_hash: hash(c.data),
+  })));
 }
 
 export async function deleteCardsOfDeck(db: Db, deckId: string): Promise<void> {

@@ -67,7 +67,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       const deck = await getDeckDetail(ctx, principalOf(request), { deckId: request.params.deckId });
       return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
     }
-    const published = ctx.deckVersions.parse(request.reads?.[0] ?? null);
+    const published = ctx.deckVersions.versionOf(request.params.deckId, request.reads?.[0] ?? null);
     return sendJson(reply, await getDeckBody(ctx, principalOf(request), { deckId: request.params.deckId, published }));
   });
 

@@ -19,7 +19,8 @@ export interface TokenVerifier {
   /**
    * `resource` is the protected resource the call is for (RFC 8707/9728: `{PUBLIC_URL}/api/v1`,
    * `{PUBLIC_URL}/mcp`): a token bound to another resource is refused (OAuth); a personal access
-   * token is good for every resource.
+   * token is good for every resource. A verification made without I/O (a cached token) may be
+   * returned as it is: the policy awaits only when it has to (docs/performance.md).
    */
-  verify(token: string, resource: string): Promise<Verification>;
+  verify(token: string, resource: string): Verification | Promise<Verification>;
 }

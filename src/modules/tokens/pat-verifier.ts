@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { TokenVerifier, Verification } from '../identity/verifier.ts';
-import { cachedToken } from './token-cache.ts';
+import { cachedToken, freshToken, type CachedToken } from './token-cache.ts';
 import { hashesEqual, hashToken, parsePat, PAT_MARKER } from './token-format.ts';
 import { findTokenByPrefix, type TokenRecord } from './tokens.repository.ts';
 
@@ -28,11 +28,18 @@ function refused(error: AppError, principal: Principal | null = null): Verificat
  * A presented PAT: malformed or unknown is UNAUTHORIZED; one whose secret matches but which is
  * revoked or expired is TOKEN_REVOKED, with its principal (the call goes to its activity log).
  */
-export async function verifyPat(ctx: ServiceContext, presented: string): Promise<Verification> {
+export function verifyPat(ctx: ServiceContext, presented: string): Verification | Promise<Verification> {
   const prefix = parsePat(presented);
   if (prefix === null) return refused(new AppError('UNAUTHORIZED', 'The access token is malformed'));
-  const cached = await cachedToken(ctx.db, prefix, (p) => findTokenByPrefix(ctx.db, p));
-  if (!cached) return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
+  // A token read within the cache's lifetime is checked without a promise (the hot path).
+  const fresh = freshToken(ctx.db, prefix);
+  if (fresh !== undefined) return check(ctx, fresh, presented);
+  return cachedToken(ctx.db, prefix, (p) => findTokenByPrefix(ctx.db, p)).then((cached) => (cached === null
+    ? refused(new AppError('UNAUTHORIZED', 'The access token is not valid'))
+    : check(ctx, cached, presented)));
+}
+
+function check(ctx: ServiceContext, cached: CachedToken, presented: string): Verification {
   const token = cached.token;
   if (cached.verified === undefined || !hashesEqual(cached.verified, presented)) {
     if (!hashesEqual(token.hash, hashToken(ctx.secrets.tokenHashKey, presented))) {

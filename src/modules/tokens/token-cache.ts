@@ -35,12 +35,18 @@ function cacheOf(db: Db): Map<string, CachedToken> {
   return cache;
 }
 
+/** The cached row of `prefix` if it was read less than TOKEN_CACHE_MS ago: no I/O, no promise. */
+export function freshToken(db: Db, prefix: string): CachedToken | undefined {
+  const hit = caches.get(db)?.get(prefix);
+  return hit !== undefined && performance.now() - hit.readAt < TOKEN_CACHE_MS ? hit : undefined;
+}
+
 /** The row of `prefix`, read at most every TOKEN_CACHE_MS; null for an unknown prefix. */
 export async function cachedToken(db: Db, prefix: string, read: (prefix: string) => Promise<TokenRecord | null>): Promise<CachedToken | null> {
+  const hit = freshToken(db, prefix);
+  if (hit !== undefined) return hit;
   const cache = cacheOf(db);
   const now = performance.now();
-  const hit = cache.get(prefix);
-  if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
   const token = await read(prefix);
   cache.delete(prefix);
   if (token === null) return null;

@@ -1,6 +1,7 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, errorResponses } from '../../schemas/common.ts';
+import type { Principal } from '../identity/principal.ts';
 import { TOKEN_SCOPES } from '../identity/scopes.ts';
 
 export const WhoAmISchema = Type.Object({
@@ -14,6 +15,11 @@ export const WhoAmISchema = Type.Object({
   }, { additionalProperties: false }),
 }, { additionalProperties: false });
 
+/** The calling principal as GET /whoami (and the MCP tool `whoami`) describes it. */
+export function whoAmI(p: Principal): Static<typeof WhoAmISchema> {
+  return { userId: p.userId, scopes: [...p.scopes], source: p.source, token: { id: p.credentialId, name: p.name, prefix: p.prefix } };
+}
+
 export const whoamiRoutes: RouteModule = (app) => {
   app.get('/whoami', {
     config: { auth: { scope: null } },
@@ -23,8 +29,5 @@ export const whoamiRoutes: RouteModule = (app) => {
       summary: 'Identify the calling token (connection test)',
       response: { 200: WhoAmISchema, ...errorResponses(AUTH_ERRORS) },
     },
-  }, async (request) => {
-    const p = principalOf(request);
-    return { userId: p.userId, scopes: [...p.scopes], source: p.source, token: { id: p.credentialId, name: p.name, prefix: p.prefix } };
-  });
+  }, async (request) => whoAmI(principalOf(request)));
 };

@@ -50,9 +50,10 @@ export interface RateLimitStore {
    * Checks the address's failed-auth throttle (unless `address` is null), then counts one call in
    * both windows of the bucket, unless a window is exhausted or the address is throttled: refused
    * calls do not count. `reads` are shared keys whose values the caller needs: on Redis they are
-   * read in the same script, so the call makes one round trip.
+   * read in the same script, so the call makes one round trip. The in-process store answers
+   * without a promise.
    */
-  admit(bucket: RateBucket, address: string | null, reads: readonly string[], nowMs: number): Promise<Admission>;
+  admit(bucket: RateBucket, address: string | null, reads: readonly string[], nowMs: number): Admission | Promise<Admission>;
   /** Seconds to wait if this address is throttled, else 0. */
   failedAuthBlockedFor(address: string): Promise<number>;
   recordFailedAuth(address: string): Promise<void>;

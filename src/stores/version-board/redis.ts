@@ -41,6 +41,10 @@ export class RedisVersionBoard implements VersionBoard {
     return space < 0 ? null : value.slice(space + 1);
   }
 
+  versionOf(_id: string, value: string | null): string | null {
+    return this.parse(value);
+  }
+
   async publish(id: string, version: string): Promise<void> {
     const ms = Date.parse(version);
     try {

@@ -11,7 +11,7 @@ import type { Api, RouteModule } from '../../http.ts';
 import { cardsRoutes } from '../../modules/cards/cards.routes.ts';
 import { deckImportRoutes } from '../../modules/deck-import/deck-import.routes.ts';
 import { decksRoutes } from '../../modules/decks/decks.routes.ts';
-import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
+import { TOKEN_SCOPES, type Scope } from '../../modules/identity/scopes.ts';
 import { reviewsRoutes } from '../../modules/reviews/reviews.routes.ts';
 import { whoamiRoutes } from '../../modules/tokens/whoami.routes.ts';
 import { protectedResource, type Policy, type ProtectedResource } from '../../policy/policy.ts';
@@ -58,15 +58,28 @@ export interface ApiSurfaceOptions {
   policy: Policy;
 }
 
+/** An API route as registered: what another surface (MCP) derives its tools from, so they cannot drift. */
+export interface ApiRoute {
+  readonly method: string;
+  /** With the prefix: `/api/v1/decks/:deckId/cards` (the idempotency hash names it). */
+  readonly url: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly scope: Scope | null;
+  readonly idempotency: string | null;
+}
+
 export interface ApiSurface {
   /** Register with `{ prefix: API_PREFIX }`. */
   readonly plugin: ReturnType<typeof fp<ApiSurfaceOptions>>;
   /** The OpenAPI document (once the app is ready). */
   readonly document: () => Record<string, unknown>;
+  /** The token-authenticated routes by operationId (once the plugin is registered). */
+  readonly routes: ReadonlyMap<string, ApiRoute>;
 }
 
 export function apiSurface(): ApiSurface {
   let scope: Api | null = null;
+  const routes = new Map<string, ApiRoute>();
   const plugin = fp<ApiSurfaceOptions>(async (instance, { ctx, policy }) => {
     const api: Api = instance.withTypeProvider<TypeBoxTypeProvider>();
     scope = api;
@@ -89,12 +102,22 @@ export function apiSurface(): ApiSurface {
     await registerOpenApi(api, `${ctx.publicUrl}${API_PREFIX}`);
     bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
     bindIdempotentRoutes(api);
+    api.addHook('onRoute', (route) => {
+      const operationId = (route.schema as { operationId?: unknown } | undefined)?.operationId;
+      const auth = route.config?.auth;
+      if (typeof operationId !== 'string' || auth === undefined || typeof route.method !== 'string') return;
+      routes.set(operationId, {
+        method: route.method, url: route.url, schema: route.schema as Record<string, unknown>,
+        scope: auth.scope, idempotency: route.config?.idempotency ?? null,
+      });
+    });
     const deps = { ctx, idempotent: idempotentReply(policy) };
     for (const module of API_MODULES) module(api, deps);
     openApiRoute(api);
   }, { name: API_PLUGIN, dependencies: [ROOT_PLUGIN], encapsulate: true, fastify: '5.x' });
   return {
     plugin,
+    routes,
     document: () => {
       if (scope === null) throw new Error('the API surface is not registered');
       return scope.swagger() as unknown as Record<string, unknown>;

@@ -1,10 +1,9 @@
 // The API's bodies: JSON everywhere, deck markdown where a route accepts it (`config.accepts`).
 // Registered inside the API's scope only: a form post to another surface never meets them.
 import type { FastifyRequest } from 'fastify';
-import secureJsonParse from 'secure-json-parse';
 import { AppError } from '../../errors.ts';
 import { addRouteHook, type Api } from '../../http.ts';
-import { BACKSLASH_KEY } from '../../validation.ts';
+import { parseJsonText } from '../json-text.ts';
 
 const DEFAULT_ACCEPTS = ['application/json'] as const;
 
@@ -28,18 +27,10 @@ export function registerApiContentTypes(app: Api): void {
       done(null, undefined);
       return;
     }
-    // Never handed to JSON.parse: such a key makes V8 misread later keys process-wide (validation.ts).
-    if (BACKSLASH_KEY.test(text)) {
-      done(new AppError('SCHEMA_INVALID', 'The request body has a property named with one backslash, which is not accepted'), undefined);
-      return;
-    }
     try {
-      done(null, secureJsonParse(text, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, parseJsonText(text));
     } catch (error) {
-      const poisoned = error instanceof SyntaxError && /forbidden/.test(error.message);
-      done(new AppError('BAD_REQUEST', poisoned
-        ? 'The request body contains a key named __proto__ (or constructor.prototype), which is not allowed'
-        : 'The request body is not valid JSON'), undefined);
+      done(error as AppError, undefined);
     }
   });
   app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));

@@ -37,6 +37,8 @@ Every call needs \`Authorization: Bearer <token>\` (a personal access token \`sv
 
 **Activity log.** Every call made with a token is recorded (time, method, route, deck id, status, duration, client address, user agent, request id = the \`X-Request-Id\` response header), kept 90 days; recording never delays or fails a call.
 
+**MCP.** Agent clients can use the same operations through the Model Context Protocol server at \`{PUBLIC_URL}/mcp\` (Streamable HTTP, stateless; same tokens, scopes, rate limits and activity log, route \`mcp:<tool>\`): one tool per operation (\`whoami\`, \`get_capacity\`, \`list_decks\`, \`get_deck\`, \`import_deck\`, \`append_cards\`, \`update_deck\`, \`update_card\`, \`start_review\`, \`get_review\`, \`answer_card\`, \`complete_review\`) taking the operation's path, query, header (\`ifMatch\`, \`idempotencyKey\`) and body fields as one object and returning this API's response body as \`structuredContent\` (an error: \`isError\` with the error envelope). Its protected-resource metadata is at \`/.well-known/oauth-protected-resource/mcp\`; a request with a foreign \`Origin\` is refused with 403.
+
 **Review sessions.** \`reviews:write\` starts, answers and completes; \`reviews:read\` reads. Decks not owned by the user are 404 DECK_NOT_FOUND there, other users' sessions 404 SESSION_NOT_FOUND. Scheduling is FSRS, per user and card.`;
 
 /** Collects the API's routes into the document (register before them); serves the docs under `docs`. */

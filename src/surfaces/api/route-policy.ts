@@ -4,23 +4,57 @@
 // scope (403), and an onResponse hook that records the call in the credential's activity log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHook, soleHeader, type Api } from '../../http.ts';
-import type { Policy, ProtectedResource } from '../../policy/policy.ts';
+import { isPromise, type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import type { Principal } from '../../modules/identity/principal.ts';
+import type { Verification } from '../../modules/identity/verifier.ts';
 import type { Scope } from '../../modules/identity/scopes.ts';
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
 
 export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedResource): void {
-  async function admit(request: FastifyRequest, reply: FastifyReply, scope: Scope | null, reads: ((request: FastifyRequest) => readonly string[]) | undefined): Promise<void> {
-    const verification = await policy.authenticate(soleHeader(request.raw, 'authorization'), request.ip, resource);
-    // Set before a refusal too: a revoked or expired token's call is still recorded under it.
-    request.principal = verification.principal;
-    if (verification.refused !== null) throw verification.refused;
-    const principal = verification.principal;
-    const admitted = await policy.admit(policy.tokenBucket(principal), request.ip, reads === undefined ? NO_KEYS : reads(request));
+  // Callback style, awaiting only what is I/O: with a cached token and in-process counters the
+  // whole check runs without a promise (docs/performance.md).
+  function admit(request: FastifyRequest, reply: FastifyReply, scope: Scope | null, reads: ((request: FastifyRequest) => readonly string[]) | undefined, done: (error?: Error) => void): void {
+    try {
+      const verification = policy.authenticateNow(soleHeader(request.raw, 'authorization'), request.ip, resource);
+      if (isPromise(verification)) verification.then((v) => { admitVerified(request, reply, scope, reads, v, done); }, done);
+      else admitVerified(request, reply, scope, reads, verification, done);
+    } catch (error) {
+      done(error as Error);
+    }
+  }
+
+  function admitVerified(
+    request: FastifyRequest, reply: FastifyReply, scope: Scope | null, reads: ((request: FastifyRequest) => readonly string[]) | undefined,
+    verification: Verification, done: (error?: Error) => void,
+  ): void {
+    try {
+      // Set before a refusal too: a revoked or expired token's call is still recorded under it.
+      request.principal = verification.principal;
+      if (verification.refused !== null) {
+        done(verification.refused);
+        return;
+      }
+      const principal = verification.principal;
+      const admitted = policy.admitNow(policy.tokenBucket(principal), request.ip, reads === undefined ? NO_KEYS : reads(request));
+      if (isPromise(admitted)) admitted.then((a) => { admitScoped(request, reply, scope, principal, a, done); }, done);
+      else admitScoped(request, reply, scope, principal, admitted, done);
+    } catch (error) {
+      done(error as Error);
+    }
+  }
+
+  function admitScoped(request: FastifyRequest, reply: FastifyReply, scope: Scope | null, principal: Principal, admitted: Admitted, done: (error?: Error) => void): void {
     request.reads = admitted.values;
     reply.header('RateLimit-Policy', admitted.rateLimitPolicy);
     reply.header('RateLimit', admitted.rateLimit);
-    policy.requireScope(principal, scope, resource);
+    try {
+      policy.requireScope(principal, scope, resource);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
   }
 
   function record(request: FastifyRequest, reply: FastifyReply, route: string): void {
@@ -45,7 +79,7 @@ export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedRes
     if (!auth) return;
     const { scope, reads } = auth;
     const url = route.url;
-    addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply) => admit(request, reply, scope, reads));
+    addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { admit(request, reply, scope, reads, done); });
     addRouteHook(route as never, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       done();
       record(request, reply, url);

@@ -1,0 +1,21 @@
+// JSON text from outside, as every surface reads it: a key of one backslash is refused before
+// JSON.parse ever sees it (it makes V8 misread later keys process-wide: src/validation.ts), and
+// keys that poison prototypes are refused with a message that says so.
+import secureJsonParse from 'secure-json-parse';
+import { AppError } from '../errors.ts';
+import { BACKSLASH_KEY } from '../validation.ts';
+
+/** The value of a JSON text; AppError SCHEMA_INVALID or BAD_REQUEST when it cannot be taken. */
+export function parseJsonText(text: string): unknown {
+  if (BACKSLASH_KEY.test(text)) {
+    throw new AppError('SCHEMA_INVALID', 'The request body has a property named with one backslash, which is not accepted');
+  }
+  try {
+    return secureJsonParse(text, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    const poisoned = error instanceof SyntaxError && /forbidden/.test(error.message);
+    throw new AppError('BAD_REQUEST', poisoned
+      ? 'The request body contains a key named __proto__ (or constructor.prototype), which is not allowed'
+      : 'The request body is not valid JSON');
+  }
+}

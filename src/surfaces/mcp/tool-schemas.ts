@@ -1,0 +1,175 @@
+// A tool's arguments and result, derived from its API route as registered (src/surfaces/api/
+// api.surface.ts `routes`): the route's path parameters, query, headers (`If-Match` -> `ifMatch`,
+// `Idempotency-Key` -> `idempotencyKey`) and body fields, flattened into one object (DECISIONS
+// "MCP"), validated by the same schemas with the same Ajv instances as the API, so the same input
+// gets the same error code and field path on both surfaces, and the two cannot drift.
+import type { ValidateFunction } from 'ajv';
+import { AppError } from '../../errors.ts';
+import { bodyAjv, bodyValidationError, queryAjv, queryValidationError } from '../../validation.ts';
+import type { ApiRoute } from '../api/api.surface.ts';
+
+type JsonSchema = Record<string, unknown>;
+type Content = Partial<Record<string, { schema: JsonSchema }>>;
+
+/** Header name -> argument name. */
+const HEADER_ARGS: Readonly<Partial<Record<string, string>>> = { 'if-match': 'ifMatch', 'idempotency-key': 'idempotencyKey' };
+
+/** The header arguments' descriptions, in MCP's terms (the API's speak of headers). */
+const HEADER_DESCRIPTIONS: Readonly<Partial<Record<string, string>>> = {
+  ifMatch: 'The deck version you read (get_deck `version`): the write is refused with VERSION_MISMATCH if the deck changed since. Optional.',
+  idempotencyKey: 'A key you make (8 to 128 characters, e.g. a UUID), new for each new request and the same when you retry it: a retry with the same key and arguments returns the first result and does nothing again; the same key with other arguments is IDEMPOTENCY_CONFLICT; while the first call runs, IDEMPOTENCY_KEY_IN_USE (retry after the seconds given). Kept 24 hours.',
+};
+
+/** The markdown alternative of an import body (the API takes it as a text/markdown body). */
+const MARKDOWN_ARG = 'markdown';
+
+export interface ToolArguments {
+  /** Path and query parameters (defaults applied, as the API's validator applies them). */
+  readonly params: Record<string, unknown>;
+  readonly query: Record<string, unknown>;
+  readonly ifMatch: string | undefined;
+  readonly idempotencyKey: string | undefined;
+  /** The body as the API route would get it: an object, a markdown text, or undefined. */
+  readonly body: unknown;
+}
+
+export interface ToolSchemas {
+  /** What tools/list shows. */
+  readonly inputSchema: JsonSchema & { type: 'object' };
+  readonly outputSchema: JsonSchema & { type: 'object' };
+  /** The route's own response schemas (2xx and error statuses), for tests. */
+  readonly responses: Readonly<Record<string, JsonSchema>>;
+  /** Splits and validates a call's arguments; throws the API's catalog error for the same input. */
+  readonly parse: (args: Record<string, unknown>) => ToolArguments;
+}
+
+function properties(schema: unknown): JsonSchema {
+  return ((schema as { properties?: JsonSchema } | undefined)?.properties) ?? {};
+}
+
+function required(schema: unknown): string[] {
+  const list = (schema as { required?: string[] } | undefined)?.required ?? [];
+  // A parameter with a default is optional to the caller (list_decks limit, import mode).
+  const props = properties(schema);
+  return list.filter((name) => (props[name] as { default?: unknown } | undefined)?.default === undefined);
+}
+
+/** The JSON body schema of a route: its body, or the application/json one of a content map. */
+function bodySchema(route: ApiRoute): JsonSchema | null {
+  const body = route.schema.body as JsonSchema | undefined;
+  if (body === undefined) return null;
+  const content = (body as { content?: Content }).content;
+  return content === undefined ? body : content['application/json']?.schema ?? null;
+}
+
+function responseSchemas(route: ApiRoute): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const [status, schema] of Object.entries((route.schema.response ?? {}) as Record<string, JsonSchema>)) {
+    const content = (schema as { content?: Content }).content;
+    const json = content === undefined ? schema : content['application/json']?.schema;
+    if (json !== undefined) out[status] = json;
+  }
+  return out;
+}
+
+/**
+ * A schema as a client sees it: plain JSON (TypeBox's own marks are not enumerable), without our
+ * validator-only keywords (`x-json-limits`, `x-deck-tags`: their limits are in the descriptions).
+ */
+export function publicSchema(schema: unknown): JsonSchema {
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key.startsWith('x-') ? undefined : value))) as JsonSchema;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validator(ajv: typeof bodyAjv, schema: object): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function argumentError(errors: Parameters<typeof queryValidationError>[0]): AppError {
+  const error = queryValidationError(errors, 'querystring');
+  return new AppError('BAD_REQUEST', error.message.replace(/^query parameter/, 'argument'), error.details);
+}
+
+/**
+ * The schemas of a tool standing for `route`. `requiredArgs` are arguments the tool requires though
+ * the API does not (append_cards' idempotencyKey); `markdown` adds the import's markdown argument.
+ */
+export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly string[]; markdown?: string } = {}): ToolSchemas {
+  const params = route.schema.params;
+  const query = route.schema.querystring;
+  const headers = route.schema.headers;
+  const body = bodySchema(route);
+  const markdown = options.markdown !== undefined;
+
+  // The arguments that are not body fields, validated as the API validates its path, query and headers.
+  const headerProps: JsonSchema = {};
+  for (const [header, schema] of Object.entries(properties(headers))) {
+    const arg = HEADER_ARGS[header];
+    if (arg !== undefined) headerProps[arg] = { ...(schema as JsonSchema), description: HEADER_DESCRIPTIONS[arg] };
+  }
+  const nonBody: JsonSchema = {
+    type: 'object',
+    properties: { ...properties(params), ...properties(query), ...headerProps },
+    required: [...((params as { required?: string[] } | undefined)?.required ?? []), ...((query as { required?: string[] } | undefined)?.required ?? []),
+      ...(options.requiredArgs ?? [])],
+    // Without a body, any other argument is refused here; with one, the body's schema refuses it.
+    additionalProperties: body !== null || markdown,
+  };
+  const nonBodyNames = new Set(Object.keys(nonBody.properties as JsonSchema));
+
+  const bodyProps = properties(body);
+  const inputProps: JsonSchema = { ...(nonBody.properties as JsonSchema), ...bodyProps };
+  if (markdown) inputProps[MARKDOWN_ARG] = { type: 'string', minLength: 1, description: options.markdown };
+  const inputRequired = [
+    ...required(params), ...required(query), ...(options.requiredArgs ?? []),
+    // The import takes either deck and cards or markdown: neither is required by itself.
+    ...(markdown ? [] : required(body)),
+  ];
+  const inputSchema = publicSchema({
+    type: 'object',
+    properties: inputProps,
+    ...(inputRequired.length > 0 ? { required: inputRequired } : {}),
+    additionalProperties: false,
+  }) as JsonSchema & { type: 'object' };
+
+  const responses = responseSchemas(route);
+  const outputSchema = publicSchema({ type: 'object', anyOf: Object.values(responses) }) as JsonSchema & { type: 'object' };
+
+  return {
+    inputSchema,
+    outputSchema,
+    responses,
+    parse(args) {
+      const picked: Record<string, unknown> = {};
+      const rest: Record<string, unknown> = {};
+      const hasBody = body !== null || markdown;
+      for (const [name, value] of Object.entries(args)) (nonBodyNames.has(name) || !hasBody ? picked : rest)[name] = value;
+      const validateArgs = validator(queryAjv, nonBody);
+      if (!validateArgs(picked)) throw argumentError(validateArgs.errors ?? []);
+      const split = (schema: unknown) => Object.fromEntries(Object.keys(properties(schema)).filter((k) => k in picked).map((k) => [k, picked[k]]));
+      const parsed = {
+        params: split(params),
+        query: split(query),
+        ifMatch: picked.ifMatch as string | undefined,
+        idempotencyKey: picked.idempotencyKey as string | undefined,
+      };
+      if (markdown && MARKDOWN_ARG in rest) {
+        const { [MARKDOWN_ARG]: text, ...others } = rest;
+        if (typeof text !== 'string' || text.trim() === '') throw new AppError('BAD_REQUEST', 'markdown must be a non-empty deck markdown document', { field: MARKDOWN_ARG });
+        const extra = Object.keys(others).at(0);
+        if (extra !== undefined) throw new AppError('SCHEMA_INVALID', `${extra} cannot be given with markdown: send either deck and cards, or markdown`, { field: extra });
+        return { ...parsed, body: text };
+      }
+      if (body === null) return { ...parsed, body: undefined };
+      const validateBody = validator(bodyAjv, body);
+      if (!validateBody(rest)) throw bodyValidationError(validateBody.errors ?? []);
+      return { ...parsed, body: rest };
+    },
+  };
+}

@@ -1,0 +1,193 @@
+// The twelve tools of DECISIONS "MCP": one per API operation, each calling the service its API
+// route calls (no rule is written here), with the route's schemas (tool-schemas.ts) and a
+// description written for a model. A tool's result is its route's response body.
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { BeforeCommit, ServiceContext } from '../../context.ts';
+import type { ErrorCode } from '../../errors.ts';
+import { appendCards, patchDeckCard } from '../../modules/cards/cards.service.ts';
+import { importDeck } from '../../modules/deck-import/deck-import.service.ts';
+import type { CardInput, CardPatch, DeckPatch, ImportBody, ImportResult } from '../../modules/decks/decks.schemas.ts';
+import { getCapacity, getDeckBody, listDecks, patchDeck } from '../../modules/decks/decks.service.ts';
+import type { Principal } from '../../modules/identity/principal.ts';
+import type { AnswerBody, StartSessionBody } from '../../modules/reviews/reviews.schemas.ts';
+import { answerCard, completeSession, getSession, startSession } from '../../modules/reviews/reviews.service.ts';
+import { whoAmI } from '../../modules/tokens/whoami.routes.ts';
+import { requestHash, storedBody, type IdempotentCall, type StoredResponse } from '../../policy/idempotency.ts';
+import type { Policy } from '../../policy/policy.ts';
+import type { ApiRoute } from '../api/api.surface.ts';
+import { errorsParagraph } from './advice.ts';
+import * as text from './descriptions.ts';
+import { toolSchemas, type ToolArguments, type ToolSchemas } from './tool-schemas.ts';
+
+/** What a tool's run produced: the route's status and body (a deck read as its rendered bytes). */
+export interface ToolOutcome {
+  readonly status: number;
+  readonly body: object | Buffer;
+  readonly replayed: boolean;
+  /** The deck the call touched, when its arguments name none (an import); for the activity log. */
+  readonly deckId?: string | null;
+}
+
+export interface ToolEnv {
+  readonly ctx: ServiceContext;
+  readonly policy: Policy;
+  readonly principal: Principal;
+  /** Values of the shared keys the tool's `reads` named, read with the call's admission. */
+  readonly values: readonly (string | null)[];
+}
+
+interface ToolSpec {
+  readonly name: string;
+  readonly operationId: string;
+  readonly title: string;
+  readonly description: string;
+  readonly annotations: ToolAnnotations;
+  readonly requiredArgs?: readonly string[];
+  readonly markdown?: string;
+  /** Shared keys read with the admission (a deck's published version). */
+  readonly reads?: (ctx: ServiceContext, args: Record<string, unknown>) => readonly string[];
+  readonly run: (env: ToolEnv, args: ToolArguments, route: ApiRoute) => Promise<ToolOutcome>;
+}
+
+export interface Tool extends ToolSpec {
+  readonly route: ApiRoute;
+  readonly schemas: ToolSchemas;
+}
+
+const ok = (body: object | Buffer, status = 200): ToolOutcome => ({ status, body, replayed: false });
+
+const param = (args: ToolArguments, name: string) => args.params[name] as string;
+
+/** A write run through the policy's idempotency runner, hashed as the API route hashes it. */
+async function idempotentWrite<R extends object>(
+  env: ToolEnv, args: ToolArguments, route: ApiRoute,
+  write: (beforeCommit: BeforeCommit<R> | undefined) => Promise<R>,
+  status: (result: R) => number,
+): Promise<ToolOutcome> {
+  const call: IdempotentCall | null = args.idempotencyKey === undefined || route.idempotency === null ? null : {
+    operation: route.idempotency,
+    key: args.idempotencyKey,
+    requestHash: requestHash(route.method, route.url, args.params, args.query, args.body),
+  };
+  const outcome = await env.policy.idempotent(env.principal, call, write, (result: R): StoredResponse => ({
+    status: status(result), body: storedBody(call, result),
+  }));
+  // Our own serialisation (stored or fresh): nothing with a one-backslash key is ever stored.
+  return { status: outcome.status, body: JSON.parse(outcome.body) as object, replayed: outcome.replayed };
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+const SPECS: readonly ToolSpec[] = [
+  {
+    name: 'whoami', operationId: 'whoami', title: 'Who am I', description: text.WHOAMI, annotations: READ,
+    run: async ({ principal }) => ok(whoAmI(principal)),
+  },
+  {
+    name: 'get_capacity', operationId: 'getDeckCapacity', title: 'Deck capacity', description: text.GET_CAPACITY, annotations: READ,
+    run: async ({ ctx, principal }) => ok(await getCapacity(ctx, principal)),
+  },
+  {
+    name: 'list_decks', operationId: 'listDecks', title: 'List decks', description: text.LIST_DECKS, annotations: READ,
+    run: async ({ ctx, principal }, args) => ok(await listDecks(ctx, principal, {
+      limit: args.query.limit as number, token: args.query.token as string | undefined,
+    })),
+  },
+  {
+    name: 'get_deck', operationId: 'getDeck', title: 'Read a deck', description: text.GET_DECK, annotations: READ,
+    reads: (ctx, args) => {
+      const key = typeof args.deckId === 'string' ? ctx.deckVersions.keyOf(args.deckId) : null;
+      return key === null ? [] : [key];
+    },
+    run: async ({ ctx, principal, values }, args) => ok(await getDeckBody(ctx, principal, {
+      deckId: param(args, 'deckId'), published: ctx.deckVersions.parse(values[0] ?? null),
+    })),
+  },
+  {
+    name: 'import_deck', operationId: 'importDeck', title: 'Create or replace a deck', description: text.IMPORT_DECK,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    markdown: text.MARKDOWN_ARG,
+    run: async (env, args, route) => {
+      const outcome = await idempotentWrite(env, args, route, (beforeCommit) => importDeck(env.ctx, env.principal, {
+        source: typeof args.body === 'string' ? { format: 'markdown', text: args.body } : { format: 'json', body: args.body as ImportBody },
+        mode: args.query.mode as 'create' | 'update',
+        targetDeckId: args.query.targetDeckId as string | undefined,
+        ifMatch: args.ifMatch,
+      }, beforeCommit), (result: ImportResult) => (result.mode === 'create' ? 201 : 200));
+      return { ...outcome, deckId: (outcome.body as ImportResult).deckId };
+    },
+  },
+  {
+    name: 'append_cards', operationId: 'appendCards', title: 'Append cards', description: text.APPEND_CARDS,
+    // With its required idempotencyKey, the same call again replays the first one's result.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    requiredArgs: ['idempotencyKey'],
+    run: (env, args, route) => idempotentWrite(env, args, route, (beforeCommit) => appendCards(env.ctx, env.principal, {
+      deckId: param(args, 'deckId'), cards: (args.body as { cards: CardInput[] }).cards, ifMatch: args.ifMatch,
+    }, beforeCommit), () => 200),
+  },
+  {
+    name: 'update_deck', operationId: 'updateDeck', title: 'Update deck metadata', description: text.UPDATE_DECK,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await patchDeck(ctx, principal, {
+      deckId: param(args, 'deckId'), patch: args.body as DeckPatch, ifMatch: args.ifMatch,
+    })),
+  },
+  {
+    name: 'update_card', operationId: 'updateCard', title: 'Update one card', description: text.UPDATE_CARD,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await patchDeckCard(ctx, principal, {
+      deckId: param(args, 'deckId'), cardId: param(args, 'cardId'), patch: args.body as CardPatch, ifMatch: args.ifMatch,
+    })),
+  },
+  {
+    name: 'start_review', operationId: 'startReviewSession', title: 'Start a review session', description: text.START_REVIEW,
+    // Without resume, an active session of the deck is abandoned and a new one starts.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => {
+      const body = args.body as StartSessionBody;
+      return { ...ok(await startSession(ctx, principal, { deckId: body.deckId, resume: body.resume === true }), 201), deckId: body.deckId };
+    },
+  },
+  {
+    name: 'get_review', operationId: 'getReviewSession', title: 'Read a review session', description: text.GET_REVIEW, annotations: READ,
+    run: async ({ ctx, principal }, args) => ok(await getSession(ctx, principal, { sessionId: param(args, 'sessionId') })),
+  },
+  {
+    name: 'answer_card', operationId: 'answerReviewCard', title: 'Answer a card', description: text.ANSWER_CARD,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await answerCard(ctx, principal, { sessionId: param(args, 'sessionId'), ...(args.body as AnswerBody) })),
+  },
+  {
+    name: 'complete_review', operationId: 'completeReviewSession', title: 'Complete a review session', description: text.COMPLETE_REVIEW,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await completeSession(ctx, principal, { sessionId: param(args, 'sessionId') })),
+  },
+];
+
+export const TOOL_NAMES = SPECS.map((s) => s.name);
+
+/** The error codes a route documents (its error responses' `code` enums). */
+export function routeErrorCodes(schemas: ToolSchemas): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  for (const [status, schema] of Object.entries(schemas.responses)) {
+    if (Number(status) < 400) continue;
+    const code = (schema as { properties?: { error?: { properties?: { code?: { enum?: ErrorCode[] } } } } }).properties?.error?.properties?.code?.enum;
+    codes.push(...(code ?? []));
+  }
+  return codes;
+}
+
+/** The tools, bound to the API's routes as registered. */
+export function buildTools(routes: ReadonlyMap<string, ApiRoute>): ReadonlyMap<string, Tool> {
+  const tools = new Map<string, Tool>();
+  for (const spec of SPECS) {
+    const route = routes.get(spec.operationId);
+    if (route === undefined) throw new Error(`MCP tool ${spec.name}: no API route ${spec.operationId}`);
+    const schemas = toolSchemas(route, { requiredArgs: spec.requiredArgs, markdown: spec.markdown });
+    const scope = route.scope === null ? 'any valid token' : `scope ${route.scope}`;
+    const description = `${spec.description}\n\nNeeds ${scope}.${errorsParagraph(routeErrorCodes(schemas))}`;
+    tools.set(spec.name, { ...spec, description, route, schemas });
+  }
+  return tools;
+}
