@@ -73,13 +73,23 @@ describe('OAuth refusals', () => {
     );
   });
 
-  test('should refuse at the API a token asked for the MCP endpoint', async () => {
+  test('should refuse at the API a token asked for the MCP endpoint, and at MCP one asked for the API', async () => {
     const forMcp = await tokens({ resource: mcp });
     const response = await server.api('GET', '/decks', { token: forMcp.access_token });
     assert.equal(response.status, 401);
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     const forApi = await tokens({ resource: api });
     assert.equal((await server.api('GET', '/decks', { token: forApi.access_token })).status, 200);
+    // And the other way round: the MCP endpoint refuses the API's token and takes its own.
+    const mcpCall = (token: string) => fetch(mcp, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const refusedAtMcp = await mcpCall(forApi.access_token);
+    assert.equal(refusedAtMcp.status, 401);
+    assert.match(refusedAtMcp.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    assert.equal((await mcpCall(forMcp.access_token)).status, 200);
   });
 
   test('should refuse an access token after its hour', async () => {
