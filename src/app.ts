@@ -9,6 +9,7 @@ import { migrateToLatest, openStore, type Store } from './db/database.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
 import type { TokenVerifier } from './modules/identity/verifier.ts';
 import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
+import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
 import { systemPlugin } from './modules/system/system.routes.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
@@ -19,6 +20,7 @@ import { openSharedStores, type SharedStores } from './stores/shared-stores.ts';
 import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
 import { rootPlugin } from './surfaces/root.ts';
+import { webSurface } from './surfaces/web/web.surface.ts';
 
 export interface AppOverrides {
   clock?: Clock;
@@ -89,15 +91,24 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     tokenLimits: { perMinute: config.rateLimitPerMinute, perDay: config.rateLimitPerDay },
     cardWriteLimits: CARD_WRITE_LIMITS,
     activity,
+    signInThrottle: {
+      perAccount: shared.rateLimits({ failedAuthPerMinute: config.signInAttemptsPerMinute }),
+      perAddress: shared.rateLimits({ failedAuthPerMinute: config.failedAuthPerMinute }),
+    },
   });
 
   await app.register(rootPlugin);
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
+  // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
+  await app.register(webSurface, { prefix: '/', ctx: services, policy, config });
   await app.register(systemPlugin, { db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl)] });
   overrides.extraRoutes?.(app);
 
-  const purgeTimer = setInterval(() => void purgeExpiredKeys(services).catch(() => {}), 3_600_000);
+  const purgeTimer = setInterval(() => {
+    void purgeExpiredKeys(services).catch(() => {});
+    void purgeIdleSessions(services).catch(() => {});
+  }, 3_600_000);
   purgeTimer.unref();
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.ts';
 import { migrateToLatest, openStore } from '../db/database.ts';
 import { isAppError } from '../errors.ts';
 import { listTokenActivity } from '../modules/activity/activity.service.ts';
-import { createToken, listTokens, revokeToken } from '../modules/tokens/tokens.service.ts';
+import { createToken, listTokens, revokeToken, tokenStatus } from '../modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail } from '../modules/users/users.service.ts';
 import { createServiceContext } from '../services.ts';
 
@@ -79,8 +79,7 @@ async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void>
     case 'tokens list': {
       const user = await getUserByEmail(ctx, { email: option(values, 'user') });
       for (const t of await listTokens(ctx, { userId: user.id })) {
-        const status = t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? 'expired' : 'active';
-        out.stdout([t.id, t.name, t.prefix, t.scopes.join(','), status, `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`].join('\t'));
+        out.stdout([t.id, t.name, t.prefix, t.scopes.join(','), tokenStatus(t, ctx.clock.now()), `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`].join('\t'));
       }
       return;
     }
