@@ -68,4 +68,15 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly' } },
   },
+  {
+    // The pages' scripts run in the browser (served as files: the CSP forbids inline script).
+    files: ['src/surfaces/web/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries([
+        'window', 'document', 'navigator', 'location', 'CSS', 'Element', 'HTMLElement', 'HTMLInputElement',
+        'HTMLFormElement', 'HTMLButtonElement', 'Event', 'KeyboardEvent', 'fetch', 'FormData', 'URL', 'URLSearchParams', 'console',
+      ].map((name) => [name, 'readonly'])),
+    },
+  },
 );

@@ -10,6 +10,7 @@ import { migrateToLatest, openStore, type Store } from './db/database.ts';
 import { ActivityRecorder } from './modules/activity/activity-recorder.ts';
 import type { TokenVerifier } from './modules/identity/verifier.ts';
 import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
+import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
 import { systemPlugin } from './modules/system/system.routes.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
@@ -21,6 +22,7 @@ import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.
 import { frameworkErrors } from './surfaces/errors.ts';
 import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
+import { webSurface } from './surfaces/web/web.surface.ts';
 
 export interface AppOverrides {
   clock?: Clock;
@@ -92,18 +94,27 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     tokenLimits: { perMinute: config.rateLimitPerMinute, perDay: config.rateLimitPerDay },
     cardWriteLimits: CARD_WRITE_LIMITS,
     activity,
+    signInThrottle: {
+      perAccount: shared.rateLimits({ failedAuthPerMinute: config.signInAttemptsPerMinute }),
+      perAddress: shared.rateLimits({ failedAuthPerMinute: config.failedAuthPerMinute }),
+    },
   });
 
   await app.register(rootPlugin);
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
   await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
+  // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
+  await app.register(webSurface, { prefix: '/', ctx: services, policy, config });
   await app.register(systemPlugin, {
     db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl), mcpResource(config.publicUrl)],
   });
   overrides.extraRoutes?.(app);
 
-  const purgeTimer = setInterval(() => void purgeExpiredKeys(services).catch(() => {}), 3_600_000);
+  const purgeTimer = setInterval(() => {
+    void purgeExpiredKeys(services).catch(() => {});
+    void purgeIdleSessions(services).catch(() => {});
+  }, 3_600_000);
   purgeTimer.unref();
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);

@@ -17,6 +17,10 @@ export interface Config {
   readonly tokenHashKey: string | null;
   readonly logLevel: string;
   readonly trustProxy: boolean;
+  /** SIGNUP: `open` (default) or `closed` (only `flashdeck users add` makes users). */
+  readonly signup: 'open' | 'closed';
+  /** Failed sign-ins per account per minute before that account's sign-in is throttled. */
+  readonly signInAttemptsPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -75,8 +79,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
   const trustProxy = oneOf(env, 'TRUST_PROXY', 'false', ['true', 'false']) === 'true';
+  const signup = oneOf(env, 'SIGNUP', 'open', ['open', 'closed']) as Config['signup'];
+  const signInAttemptsPerMinute = integer(env, 'SIGNIN_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000);
   return Object.freeze({
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
-    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy,
+    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
   });
 }

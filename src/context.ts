@@ -12,6 +12,8 @@ export interface Secrets {
   readonly tokenHashKey: string;
   /** Signs GET /decks continuation tokens so a tampered one is refused. */
   readonly cursorKey: string;
+  /** Keys the HMAC of the web pages' CSRF tokens (shared by every instance). */
+  readonly csrfKey: string;
 }
 
 export interface ServiceContext {

@@ -1,5 +1,4 @@
 // Process entry: config, build app, listen, graceful close.
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 
 async function main(): Promise<void> {
@@ -13,6 +12,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Loaded once the config is known good: a bad variable is reported before the app's module graph
+  // (every surface and its plugins) is even read.
+  const { buildApp } = await import('./app.ts');
   const app = await buildApp(config);
   let closing = false;
   const shutdown = (signal: string) => {

@@ -21,12 +21,13 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
   const { db } = options;
   const tokenHashKey = options.tokenHashKey ?? (await getOrCreateSecret(db, 'token_hash_key'));
   const cursorKey = await getOrCreateSecret(db, 'cursor_key');
+  const csrfKey = await getOrCreateSecret(db, 'csrf_key');
   return {
     db,
     clock: options.clock,
     publicUrl: options.publicUrl,
     deckLimit: options.deckLimit,
-    secrets: { tokenHashKey, cursorKey },
+    secrets: { tokenHashKey, cursorKey, csrfKey },
     deckBodies: new BodyCache(),
     deckVersions: options.deckVersions ?? databaseOnlyVersions,
   };

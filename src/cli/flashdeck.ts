@@ -7,8 +7,8 @@ import type { ServiceContext } from '../context.ts';
 import { migrateToLatest, openStore } from '../db/database.ts';
 import { isAppError } from '../errors.ts';
 import { listTokenActivity } from '../modules/activity/activity.service.ts';
-import { createToken, listTokens, revokeToken } from '../modules/tokens/tokens.service.ts';
-import { addUser, getUserByEmail } from '../modules/users/users.service.ts';
+import { createToken, listTokens, revokeToken, tokenStatus } from '../modules/tokens/tokens.service.ts';
+import { addUser, getUserByEmail, setPassword } from '../modules/users/users.service.ts';
 import { createServiceContext } from '../services.ts';
 
 /** A mistake in the command line itself: printed as one line on stderr, exit code 1. */
@@ -16,12 +16,13 @@ class UsageError extends Error {}
 
 const USAGE = `usage:
   flashdeck users add EMAIL
+  flashdeck users set-password EMAIL   (reads the password from stdin, one line)
   flashdeck tokens create --user EMAIL --name NAME --scopes a,b [--expires-days 7|30|90|365]
   flashdeck tokens list --user EMAIL
   flashdeck tokens revoke TOKEN_ID
   flashdeck tokens activity TOKEN_ID [--limit N]`;
 
-type Out = { stdout: (line: string) => void };
+type Out = { stdout: (line: string) => void; stdin: () => Promise<string> };
 
 function option(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -61,6 +62,15 @@ async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void>
       out.stdout(user.id);
       return;
     }
+    case 'users set-password': {
+      const email = positional(positionals, 2, 'EMAIL');
+      // From stdin, never an argument: arguments show in `ps` and shell history. One line; the
+      // line break that ends it is not part of the password.
+      const password = (await out.stdin()).replace(/\r?\n$/, '');
+      await setPassword(ctx, { email, password });
+      out.stdout(`password set for ${email}; their sessions are signed out`);
+      return;
+    }
     case 'tokens create': {
       const days = values['expires-days'];
       if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-days must be a whole number');
@@ -79,8 +89,7 @@ async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void>
     case 'tokens list': {
       const user = await getUserByEmail(ctx, { email: option(values, 'user') });
       for (const t of await listTokens(ctx, { userId: user.id })) {
-        const status = t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? 'expired' : 'active';
-        out.stdout([t.id, t.name, t.prefix, t.scopes.join(','), status, `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`].join('\t'));
+        out.stdout([t.id, t.name, t.prefix, t.scopes.join(','), tokenStatus(t, ctx.clock.now()), `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`].join('\t'));
       }
       return;
     }
@@ -115,6 +124,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     });
     await run(ctx, argv, {
       stdout: (line) => process.stdout.write(`${line}\n`),
+      stdin: readStdin,
     });
     return 0;
   } catch (error) {
@@ -123,6 +133,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
   } finally {
     await store?.close();
   }
+}
+
+/** All of stdin (at most 64 KiB: a password is at most 200 characters). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 65_536) throw new UsageError('stdin is longer than a password can be');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -10,12 +10,14 @@ import { CachedSqliteDialect } from './sqlite-dialect.ts';
 import type { Database } from './types.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-reviews.ts';
+import * as m0003 from './migrations/0003-accounts.ts';
 
 export type Db = Kysely<Database>;
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-reviews': m0002,
+  '0003-accounts': m0003,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

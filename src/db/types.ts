@@ -7,6 +7,8 @@ export interface UsersTable {
   email: string;
   created_at: string;
   updated_at: string;
+  /** `scrypt$...` (modules/users/password.ts); null until the user sets a password. */
+  password_hash: string | null;
 }
 
 export interface TokensTable {
@@ -117,6 +119,14 @@ export interface CardSchedulesTable {
   last_review: string | null;
 }
 
+/** A signed-in browser (modules/sessions). */
+export interface WebSessionsTable {
+  id_hash: string;
+  user_id: string;
+  created_at: string;
+  seen_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -128,4 +138,5 @@ export interface Database {
   review_sessions: ReviewSessionsTable;
   review_answers: ReviewAnswersTable;
   card_schedules: CardSchedulesTable;
+  web_sessions: WebSessionsTable;
 }

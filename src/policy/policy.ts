@@ -8,6 +8,7 @@
 //   requireScope  403 FORBIDDEN with the insufficient_scope hint
 //   record        the activity log entry of a call made with a token
 //   idempotent    (idempotency.ts) a write run at most once per key
+//   signIn        a password sign-in's throttle, per account and per client address (the pages)
 import type { Clock } from '../clock.ts';
 import type { BeforeCommit, ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
@@ -76,6 +77,12 @@ export interface PolicyOptions {
   /** The windows of a signed-in user's card writes from the web editor. */
   cardWriteLimits: WindowLimits;
   activity: ActivityRecorder;
+  /**
+   * Failed password sign-ins, counted per account (`signin-account:<email>`) and per client
+   * address (`signin-address:<ip>`) through the same stores as the failed-auth throttle, each with
+   * its own limit. Optional for suites that build a Policy without pages.
+   */
+  signInThrottle?: { perAccount: RateLimitStore; perAddress: RateLimitStore };
 }
 
 /** DECISIONS: card writes from the web editor, per signed-in user. */
@@ -92,6 +99,7 @@ export class Policy {
   readonly #cardWriteLimits: WindowLimits;
   readonly #activity: ActivityRecorder;
   readonly #policyHeaders = new WeakMap<WindowLimits, string>();
+  readonly #signIn: { perAccount: RateLimitStore; perAddress: RateLimitStore } | null;
 
   constructor(options: PolicyOptions) {
     this.#ctx = options.ctx;
@@ -101,6 +109,32 @@ export class Policy {
     this.#tokenLimits = options.tokenLimits;
     this.#cardWriteLimits = options.cardWriteLimits;
     this.#activity = options.activity;
+    this.#signIn = options.signInThrottle ?? null;
+  }
+
+  /**
+   * Runs a password sign-in under the throttle: 429 RATE_LIMITED (Retry-After) while the account
+   * or the address has failed too often in the last minute, whatever the password; a failure of
+   * `attempt` (it throws) counts against both, a success against neither.
+   */
+  async signIn<R>(email: string, address: string, attempt: () => Promise<R>): Promise<R> {
+    const throttle = this.#signIn;
+    if (throttle === null) return attempt();
+    const account = `signin-account:${email.trim().toLowerCase().slice(0, 254)}`;
+    const from = `signin-address:${address}`;
+    const [accountWait, addressWait] = await Promise.all([throttle.perAccount.failedAuthBlockedFor(account), throttle.perAddress.failedAuthBlockedFor(from)]);
+    const wait = Math.max(accountWait, addressWait);
+    if (wait > 0) {
+      throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${wait} seconds`, undefined, { 'Retry-After': String(wait) });
+    }
+    try {
+      return await attempt();
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') {
+        await Promise.all([throttle.perAccount.recordFailedAuth(account), throttle.perAddress.recordFailedAuth(from)]);
+      }
+      throw error;
+    }
   }
 
   /**

@@ -4,8 +4,9 @@
 // inside its own scope its parsers, its error handler and its not-found handler, so nothing here
 // reaches it except these. `frameworkErrors` (./errors.ts) is given to Fastify at construction.
 //
-// A surface without a path prefix of its own (the web pages) takes over the not-found handler for
-// everything outside the prefixed surfaces by registering with `{ prefix: '/' }` (docs/architecture.md).
+// The web pages (surfaces/web) take over the not-found handler for everything outside the prefixed
+// surfaces by registering with `{ prefix: '/' }` (docs/architecture.md): an unknown path gets their
+// HTML 404 page; the root's JSON handlers serve only its own routes (/healthz, .well-known).
 import fp from 'fastify-plugin';
 import { jsonErrorHandler, jsonNotFound } from './errors.ts';
 

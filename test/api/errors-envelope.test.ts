@@ -31,12 +31,16 @@ describe('error envelope', () => {
   test('should answer unknown routes and methods with 404 NOT_FOUND, with or without a token', async () => {
     const requests: [string, string][] = [
       ['GET', '/nope'], ['GET', '/decks/x/y/z'], ['DELETE', `/decks/${deckId}`], ['POST', '/whoami'],
-      ['PUT', `/decks/${deckId}`], ['GET', '/reviews/rev_x/nothing'], ['GET', `${server.url}/definitely-not-a-page`],
+      ['PUT', `/decks/${deckId}`], ['GET', '/reviews/rev_x/nothing'],
     ];
     for (const [method, path] of requests) {
       assertEnvelope(await server.api(method, path), 404, 'NOT_FOUND');
       assertEnvelope(await server.api(method, path, { token }), 404, 'NOT_FOUND');
     }
+    // Outside /api/v1 an unknown path is a page: the web surface's HTML 404 (test/web/pages.test.ts).
+    const page = await server.api('GET', `${server.url}/definitely-not-a-page`, { token });
+    assert.equal(page.status, 404);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   });
 
   test('should answer a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE on every body route', async () => {

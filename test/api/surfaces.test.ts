@@ -81,19 +81,18 @@ describe('surfaces', () => {
     assert.equal(res.headers.get('access-control-allow-origin'), null);
   });
 
-  test("should answer an unknown path outside every surface from the root, not from the API's handler", async () => {
+  test("should answer an unknown path outside every prefixed surface with the web pages' HTML 404, not the API's JSON", async () => {
     // The API's not-found handler runs in the API's scope, with its CORS headers ...
     const inApi = await fetch(`${server.base}/nowhere`, { headers: { origin: ORIGIN } });
     assert.equal(inApi.status, 404);
     assert.equal(inApi.headers.get('access-control-allow-origin'), '*');
-    // ... which the root's, answering outside /api/v1, does not have.
+    // ... which the web surface's, answering outside /api/v1 (it is registered with prefix '/'), does not have.
     for (const path of ['/nowhere', '/api/v2/decks', '/.well-known/unknown']) {
       const outside = await fetch(`${server.url}${path}`, { headers: { origin: ORIGIN } });
       assert.equal(outside.status, 404, path);
       assert.equal(outside.headers.get('access-control-allow-origin'), null, path);
-      assert.match(outside.headers.get('content-type') ?? '', /^application\/json/);
-      const body = await outside.json() as { error: { code: string } };
-      assert.equal(body.error.code, 'NOT_FOUND');
+      assert.match(outside.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(await outside.text(), /<h1>Page not found<\/h1>/);
     }
   });
 });

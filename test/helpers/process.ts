@@ -58,15 +58,16 @@ function collect(child: ChildProcess): Promise<Finished> {
 /** Runs a script of the project to its end; killed (and so failing) after `timeoutMs`. */
 const START_UP_WAIT_MS = 60_000;
 
-export function runScript(file: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
-  const child = spawn(NODE, [path.join(ROOT, file), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function runScript(file: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, input?: string): Promise<Finished> {
+  const child = spawn(NODE, [path.join(ROOT, file), ...args], { cwd: ROOT, env: childEnv(env), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin?.end(input);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return collect(child).finally(() => clearTimeout(timer));
 }
 
 /** `flashdeck ARGS` through the package's bin entry (what `npx flashdeck` runs). */
-export function runCli(args: string[], env: Record<string, string>): Promise<Finished> {
-  return runScript(path.join('bin', 'flashdeck.js'), args, env);
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<Finished> {
+  return runScript(path.join('bin', 'flashdeck.js'), args, env, undefined, input);
 }
 
 /** `flashdeck ARGS` that must succeed; returns its stdout without the final newline. */

@@ -64,3 +64,18 @@ export async function markTokenRevoked(db: Db, id: string, at: string): Promise<
   const result = await db.updateTable('tokens').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** A user's personal access tokens, newest first, each with the time of its latest recorded call. */
+export async function listPatsOfUserWithLastUse(db: Db, userId: string): Promise<(TokenRecord & { lastUsedAt: string | null })[]> {
+  const rows = await db.selectFrom('tokens').selectAll()
+    // One index probe per token (activity_token_at_idx), whatever the size of the log.
+    .select((eb) => eb.selectFrom('activity').select((a) => a.fn.max('activity.at').as('at')).whereRef('activity.token_id', '=', 'tokens.id').as('last_used_at'))
+    .where('user_id', '=', userId).where('kind', '=', 'pat')
+    .orderBy('created_at', 'desc').orderBy('id').execute();
+  return rows.map((r) => ({ ...toRecord(r), lastUsedAt: r.last_used_at ?? null }));
+}
+
+export async function lastUseOfToken(db: Db, id: string): Promise<string | null> {
+  const row = await db.selectFrom('activity').select((eb) => eb.fn.max('at').as('at')).where('token_id', '=', id).executeTakeFirst();
+  return row?.at ?? null;
+}

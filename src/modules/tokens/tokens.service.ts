@@ -7,7 +7,9 @@ import type { Actor } from '../identity/principal.ts';
 import { isScope, type Scope } from '../identity/scopes.ts';
 import { forgetToken } from './token-cache.ts';
 import { generatePat, hashToken } from './token-format.ts';
-import { findTokenById, insertToken, listTokensOfUser, markTokenRevoked, type TokenRecord } from './tokens.repository.ts';
+import {
+  findTokenById, insertToken, lastUseOfToken, listPatsOfUserWithLastUse, listTokensOfUser, markTokenRevoked, type TokenRecord,
+} from './tokens.repository.ts';
 
 /** Expiry choices offered to users, in days. */
 export const TOKEN_EXPIRY_DAYS = [7, 30, 90, 365] as const;
@@ -79,6 +81,45 @@ export async function getToken(ctx: ServiceContext, input: { tokenId: string }):
   return summary(token);
 }
 
+export type TokenStatus = 'active' | 'revoked' | 'expired';
+
+/** The one rule for a token's status (the CLI's list and the settings pages show it). */
+export function tokenStatus(token: Pick<TokenSummary, 'revokedAt' | 'expiresAt'>, now: Date): TokenStatus {
+  if (token.revokedAt !== null) return 'revoked';
+  if (token.expiresAt !== null && Date.parse(token.expiresAt) <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+/** A token as its owner sees it in settings. */
+export interface TokenView extends TokenSummary {
+  /** The latest call recorded in its activity log (written in batches: may trail by a second). */
+  lastUsedAt: string | null;
+  status: TokenStatus;
+}
+
+/** The actor's personal access tokens, newest first, with last use and status. */
+export async function listTokenViews(ctx: ServiceContext, actor: Actor): Promise<TokenView[]> {
+  const now = ctx.clock.now();
+  return (await listPatsOfUserWithLastUse(ctx.db, actor.userId)).map((t) => ({ ...summary(t), lastUsedAt: t.lastUsedAt, status: tokenStatus(t, now) }));
+}
+
+/** One of the actor's personal access tokens; anyone else's, or none, is TOKEN_NOT_FOUND alike. */
+async function ownToken(ctx: ServiceContext, actor: Actor, tokenId: string): Promise<TokenRecord> {
+  const token = await findTokenById(ctx.db, tokenId);
+  if (!token || token.userId !== actor.userId || token.kind !== 'pat') throw new AppError('TOKEN_NOT_FOUND', 'No such token');
+  return token;
+}
+
+export async function getTokenView(ctx: ServiceContext, actor: Actor, input: { tokenId: string }): Promise<TokenView> {
+  const token = await ownToken(ctx, actor, input.tokenId);
+  return { ...summary(token), lastUsedAt: await lastUseOfToken(ctx.db, token.id), status: tokenStatus(token, ctx.clock.now()) };
+}
+
+/** The actor revokes one of their tokens (the settings page), as the operator's revokeToken does. */
+export async function revokeOwnToken(ctx: ServiceContext, actor: Actor, input: { tokenId: string }): Promise<void> {
+  await revoke(ctx, await ownToken(ctx, actor, input.tokenId));
+}
+
 /**
  * Operator: revokes any token by id. This instance refuses it at once; the others within the
  * token cache's lifetime (token-cache.ts).
@@ -86,7 +127,11 @@ export async function getToken(ctx: ServiceContext, input: { tokenId: string }):
 export async function revokeToken(ctx: ServiceContext, input: { tokenId: string }): Promise<void> {
   const token = await findTokenById(ctx.db, input.tokenId);
   if (!token) throw new AppError('TOKEN_NOT_FOUND', `no token with id ${input.tokenId}`);
-  if (token.revokedAt !== null) throw new AppError('TOKEN_ALREADY_REVOKED', `token ${input.tokenId} is already revoked`);
-  await markTokenRevoked(ctx.db, input.tokenId, ctx.clock.now().toISOString());
+  await revoke(ctx, token);
+}
+
+async function revoke(ctx: ServiceContext, token: TokenRecord): Promise<void> {
+  if (token.revokedAt !== null) throw new AppError('TOKEN_ALREADY_REVOKED', `token ${token.id} is already revoked`);
+  await markTokenRevoked(ctx.db, token.id, ctx.clock.now().toISOString());
   forgetToken(ctx.db, token.prefix);
 }

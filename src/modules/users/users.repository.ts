@@ -22,3 +22,32 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | nul
 export async function lockUser(db: Db, userId: string): Promise<void> {
   await db.updateTable('users').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', userId).execute();
 }
+
+export async function findUserById(db: Db, id: string): Promise<User | null> {
+  const row = await db.selectFrom('users').select(['id', 'email', 'created_at']).where('id', '=', id).executeTakeFirst();
+  return row ? { id: row.id, email: row.email, createdAt: row.created_at } : null;
+}
+
+/** The user and their password hash (null: no password set), for a sign-in. */
+export async function findCredentials(db: Db, email: string): Promise<{ user: User; passwordHash: string | null } | null> {
+  const row = await db.selectFrom('users').select(['id', 'email', 'created_at', 'password_hash']).where('email', '=', email).executeTakeFirst();
+  return row ? { user: { id: row.id, email: row.email, createdAt: row.created_at }, passwordHash: row.password_hash } : null;
+}
+
+export async function findPasswordHash(db: Db, userId: string): Promise<string | null> {
+  const row = await db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+  return row?.password_hash ?? null;
+}
+
+export async function setPasswordHash(db: Db, userId: string, hash: string, at: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: hash, updated_at: at }).where('id', '=', userId).execute();
+}
+
+export async function insertUserWithPassword(db: Db, user: User, passwordHash: string): Promise<boolean> {
+  const inserted = await db.insertInto('users')
+    .values({ id: user.id, email: user.email, created_at: user.createdAt, updated_at: user.createdAt, password_hash: passwordHash })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}

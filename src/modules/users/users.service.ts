@@ -1,7 +1,12 @@
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { findUserByEmail, insertUser, type User } from './users.repository.ts';
+import type { Actor } from '../identity/principal.ts';
+import { endAllSessions } from '../sessions/sessions.service.ts';
+import { checkPasswordRule, decoyHash, hashPassword, verifyPassword } from './password.ts';
+import {
+  findCredentials, findPasswordHash, findUserByEmail, findUserById, insertUser, insertUserWithPassword, setPasswordHash, type User,
+} from './users.repository.ts';
 
 export type { User } from './users.repository.ts';
 
@@ -35,4 +40,59 @@ export async function getUserByEmail(ctx: ServiceContext, input: { email: string
   const user = await findUserByEmail(ctx.db, normaliseEmail(input.email));
   if (!user) throw new AppError('USER_NOT_FOUND', `no user with email ${input.email}`);
   return user;
+}
+
+/** The one message of every failed sign-in: an unknown email and a wrong password look the same. */
+export const SIGN_IN_FAILED = 'The email or password is not right';
+
+/** The user an actor stands for (USER_NOT_FOUND once deleted). */
+export async function getUser(ctx: ServiceContext, actor: Actor): Promise<User> {
+  const user = await findUserById(ctx.db, actor.userId);
+  if (!user) throw new AppError('USER_NOT_FOUND', 'no such user');
+  return user;
+}
+
+/** A person signs up with an email and a password (the web page; the operator may close it). */
+export async function signUp(ctx: ServiceContext, input: { email: string; password: string }): Promise<User> {
+  const email = normaliseEmail(input.email);
+  checkPasswordRule(input.password);
+  const hash = await hashPassword(input.password);
+  const user = { id: newId('usr'), email, createdAt: ctx.clock.now().toISOString() };
+  // The unique email decides a race between two sign-ups, not a read before the write.
+  if (!(await insertUserWithPassword(ctx.db, user, hash))) throw new AppError('USER_EXISTS', `a user with email ${email} already exists`);
+  return user;
+}
+
+/**
+ * The user whose email and password these are, or INVALID_CREDENTIALS with one message. An
+ * unknown email, a user without a password and a wrong password each cost one scrypt, so neither
+ * the answer nor its time tells them apart.
+ */
+export async function checkCredentials(ctx: ServiceContext, input: { email: string; password: string }): Promise<User> {
+  const email = input.email.trim().toLowerCase();
+  const found = email.length <= 254 ? await findCredentials(ctx.db, email) : null;
+  const ok = await verifyPassword(input.password, found?.passwordHash ?? (await decoyHash()));
+  if (!ok || found?.passwordHash == null) throw new AppError('INVALID_CREDENTIALS', SIGN_IN_FAILED);
+  return found.user;
+}
+
+/**
+ * The actor changes their password, knowing the current one. Every session of theirs ends (on
+ * every instance); the caller starts a new one for the browser that made the change.
+ */
+export async function changePassword(ctx: ServiceContext, actor: Actor, input: { current: string; next: string }): Promise<void> {
+  const stored = await findPasswordHash(ctx.db, actor.userId);
+  const ok = await verifyPassword(input.current, stored ?? (await decoyHash()));
+  if (!ok || stored === null) throw new AppError('INVALID_INPUT', 'The current password is not right', { field: 'current' });
+  checkPasswordRule(input.next, 'next');
+  await setPasswordHash(ctx.db, actor.userId, await hashPassword(input.next), ctx.clock.now().toISOString());
+  await endAllSessions(ctx, actor);
+}
+
+/** Operator: sets a user's password (the CLI's `users set-password`); their sessions end. */
+export async function setPassword(ctx: ServiceContext, input: { email: string; password: string }): Promise<void> {
+  const user = await getUserByEmail(ctx, { email: input.email });
+  checkPasswordRule(input.password);
+  await setPasswordHash(ctx.db, user.id, await hashPassword(input.password), ctx.clock.now().toISOString());
+  await endAllSessions(ctx, { userId: user.id });
 }

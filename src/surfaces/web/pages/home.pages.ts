@@ -1,0 +1,25 @@
+// `/`: signed out, what Flashdeck is and how to start; signed in, the person's decks (the same
+// listDecks as GET /api/v1/decks, newest change first, keyset pages of 50).
+import type { FastifyInstance } from 'fastify';
+import { listDecks } from '../../../modules/decks/decks.service.ts';
+import { field, renderPage } from '../render.ts';
+import type { WebDeps } from '../web.surface.ts';
+
+export const DECKS_PER_PAGE = 50;
+
+export function homePages(scope: FastifyInstance, { ctx }: WebDeps): void {
+  scope.get('/', async (request, reply) => {
+    const viewer = request.viewer;
+    if (viewer === null) return renderPage(request, reply, 'home', { title: 'Flashdeck' });
+    const after = field(request.query, 'after');
+    const page = await listDecks(ctx, viewer, { limit: DECKS_PER_PAGE, token: after === '' ? undefined : after });
+    return renderPage(request, reply, 'home', {
+      title: 'My decks',
+      decks: page.items.map((d) => ({
+        id: d.id, title: d.title, cardCount: d.cardCount, visibility: d.visibility, updatedAt: d.updatedAt,
+        learnPath: `/decks/${encodeURIComponent(d.id)}`, editPath: `/decks/${encodeURIComponent(d.id)}/edit`,
+      })),
+      more: page.nextToken === null ? null : `/?after=${encodeURIComponent(page.nextToken)}`,
+    });
+  });
+}
