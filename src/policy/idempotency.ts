@@ -2,6 +2,7 @@
 // (src/surfaces/api/idempotency.ts), an MCP tool's `idempotencyKey`. The response is stored by the
 // write's own transaction (BeforeCommit), so a crash can never leave a committed write whose key is
 // still free to run it again; a failed write frees the key, so a retry runs again.
+import { createHash } from 'node:crypto';
 import type { BeforeCommit, ServiceContext } from '../context.ts';
 import type { Actor } from '../modules/identity/principal.ts';
 import { claimKey, releaseKey, storeResponse } from '../modules/idempotency/idempotency.service.ts';
@@ -12,6 +13,37 @@ export interface IdempotentCall {
   readonly key: string;
   /** A canonical hash of everything the request says (path, query, body): same key, other hash is a conflict. */
   readonly requestHash: string;
+}
+
+/** Deeper than any body the schemas let through; the walk below stops there rather than overflow. */
+const MAX_CANONICAL_DEPTH = 64;
+
+/**
+ * JSON with object keys sorted at every depth (arrays keep their order), so two bodies equal to any
+ * JSON reader (`{"a":1,"b":2}` and `{"b":2,"a":1}`) give the same text. Values that JSON drops
+ * (undefined) are dropped here too.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value, 0)) ?? 'null';
+}
+
+function sortKeys(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_CANONICAL_DEPTH) throw new Error(`canonicalJson: nested deeper than ${MAX_CANONICAL_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((item: unknown) => sortKeys(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key], depth + 1);
+  return out;
+}
+
+/**
+ * The request hash of an IdempotentCall: method (or a surface's verb), route (or tool name), path
+ * and query parameters, body (a string body is markdown), in canonical form, so key order and
+ * parameter order never make the same request a conflict. Every surface hashes through this.
+ */
+export function requestHash(method: string, route: string, params: unknown, query: unknown, body: unknown): string {
+  const parts = [method, route, params ?? {}, query ?? {}, typeof body === 'string' ? { markdown: body } : body ?? null];
+  return createHash('sha256').update(canonicalJson(parts)).digest('base64url');
 }
 
 /** A response as stored and replayed: its status and its exact bytes. */

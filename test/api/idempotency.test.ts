@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { requestHash } from '../../src/surfaces/api/idempotency.ts';
+import { requestHash } from '../../src/policy/idempotency.ts';
 import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser, manualClock } from '../helpers/server.ts';
 
 const HOUR = 3_600_000;
@@ -84,6 +84,23 @@ describe('Idempotency-Key', () => {
     assert.equal(importConflict.status, 409);
     assert.equal(importConflict.body.error.code, 'IDEMPOTENCY_CONFLICT');
     assert.equal(await deckCount(alice), before);
+  });
+
+  test('should replay, not refuse, the same key with the same JSON in another key order', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    const key = newKey();
+    const first = await append(alice, deckId, { cards: [{ front: 'q', back: 'a', extras: { subject: 's', topic: 't' } }] }, key);
+    assertFresh(first, 200);
+    const reordered = { cards: [{ extras: { topic: 't', subject: 's' }, back: 'a', front: 'q' }] };
+    assertReplayOf(await append(alice, deckId, reordered, key), first);
+    assert.equal(await cardCount(alice, deckId), 2);
+
+    const importKey = newKey();
+    const body = deckBody(1, 'ordered');
+    const created = await importDeck(alice, body, importKey);
+    assertFresh(created, 201);
+    const shuffled = { cards: body.cards, deck: Object.fromEntries(Object.entries(body.deck).reverse()) };
+    assertReplayOf(await importDeck(alice, shuffled, importKey), created);
   });
 
   test("should run another user's request with the same key afresh", async () => {

@@ -3,21 +3,10 @@
 // registration; the handler's write then runs through the policy's runner (src/policy/idempotency.ts),
 // which replays a stored 2xx byte for byte, stores a fresh one in the write's transaction, and frees
 // the key on any failure.
-import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { addRouteHook, principalOf, sendJson, soleHeader, type Api, type IdempotentReply } from '../../http.ts';
+import { requestHash } from '../../policy/idempotency.ts';
 import type { Policy } from '../../policy/policy.ts';
-
-/** The request as the key remembers it: method, route, path and query parameters, body. */
-export function requestHash(method: string, route: string, params: unknown, query: unknown, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([
-    method,
-    route,
-    params,
-    query,
-    typeof body === 'string' ? { markdown: body } : body,
-  ])).digest('base64url');
-}
 
 export function bindIdempotentRoutes(api: Api): void {
   api.addHook('onRoute', (route) => {
