@@ -24,7 +24,9 @@ const MAX_CANONICAL_DEPTH = 64;
  * (undefined) are dropped here too.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value, 0)) ?? 'null';
+  // JSON.stringify gives undefined for undefined (its type says string).
+  const text: string | undefined = JSON.stringify(sortKeys(value, 0));
+  return text ?? 'null';
 }
 
 function sortKeys(value: unknown, depth: number): unknown {

@@ -28,14 +28,25 @@ describe('error envelope', () => {
   });
   after(async () => { await server.close(); });
 
-  test('should answer unknown routes and methods with 404 NOT_FOUND, with or without a token', async () => {
+  test('should answer unknown routes with 404 NOT_FOUND, with or without a token', async () => {
     const requests: [string, string][] = [
-      ['GET', '/nope'], ['GET', '/decks/x/y/z'], ['DELETE', `/decks/${deckId}`], ['POST', '/whoami'],
-      ['PUT', `/decks/${deckId}`], ['GET', '/reviews/rev_x/nothing'], ['GET', `${server.url}/definitely-not-a-page`],
+      ['GET', '/nope'], ['GET', '/decks/x/y/z'], ['DELETE', '/nope'],
+      ['GET', '/reviews/rev_x/nothing'], ['GET', `${server.url}/definitely-not-a-page`],
     ];
     for (const [method, path] of requests) {
       assertEnvelope(await server.api(method, path), 404, 'NOT_FOUND');
       assertEnvelope(await server.api(method, path, { token }), 404, 'NOT_FOUND');
+    }
+  });
+
+  test('should answer a known path with another method with 405 METHOD_NOT_ALLOWED, with or without a token', async () => {
+    const requests: [string, string][] = [['DELETE', `/decks/${deckId}`], ['POST', '/whoami'], ['PUT', `/decks/${deckId}`]];
+    for (const [method, path] of requests) {
+      for (const options of [{}, { token }]) {
+        const res = await server.api(method, path, options);
+        assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
+        assert.ok((res.headers.get('allow') ?? '').includes('GET'));
+      }
     }
   });
 
