@@ -24,9 +24,7 @@ const MAX_CANONICAL_DEPTH = 64;
  * (undefined) are dropped here too.
  */
 export function canonicalJson(value: unknown): string {
-  // JSON.stringify gives undefined for undefined (its type says string).
-  const text: string | undefined = JSON.stringify(sortKeys(value, 0));
-  return text ?? 'null';
+  return value === undefined ? 'null' : JSON.stringify(sortKeys(value, 0));
 }
 
 function sortKeys(value: unknown, depth: number): unknown {
