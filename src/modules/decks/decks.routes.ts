@@ -37,12 +37,12 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       summary: "List the user's decks",
       description: 'Ordered by updatedAt descending, then id. `nextToken` is an opaque keyset cursor; a malformed or tampered one gives 400 BAD_REQUEST.',
       querystring: Type.Object({
-        limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
         token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
       }),
       response: { 200: DeckListSchema, ...errorResponses([...AUTH_ERRORS, 'BAD_REQUEST', 'FORBIDDEN']) },
     },
-  }, async (request) => listDecks(ctx, principalOf(request), { limit: request.query.limit, token: request.query.token }));
+  }, async (request) => listDecks(ctx, principalOf(request), { limit: request.query.limit ?? 25, token: request.query.token }));
 
   app.get('/decks/capacity', {
     config: { auth: { scope: 'decks:read' } },
@@ -84,6 +84,25 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
     const body = await getDeckBody(ctx, principalOf(request), { deckId: request.params.deckId, published });
     if (notModified(request, reply, versionOf(body))) return reply;
     return sendJson(reply, body);
+  });
+
+  app.get('/decks/:deckId/markdown', {
+    config: { auth: { scope: 'decks:read' } },
+    schema: {
+      operationId: 'exportDeckMarkdown',
+      tags: ['decks'],
+      summary: 'Export a deck as a deck markdown document (extension)',
+      description: 'The same document as `GET /decks/{deckId}` with `Accept: text/markdown`, on a path of its own so generated clients type it as text. Importing it reproduces the deck.',
+      params: DeckIdParams,
+      response: {
+        200: { description: 'The deck markdown document', content: { 'text/markdown': { schema: Type.String({ description: 'Deck markdown document' }) } } },
+        ...errorResponses(DECK_ERRORS),
+      },
+    },
+  }, async (request, reply) => {
+    const deck = await getDeckDetail(ctx, principalOf(request), { deckId: request.params.deckId });
+    if (notModified(request, reply, deck.version)) return reply;
+    return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
   });
 
   app.patch('/decks/:deckId', {

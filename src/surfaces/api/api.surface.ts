@@ -89,7 +89,7 @@ export function apiSurface(): ApiSurface {
       strictPreflight: false,
     });
     await registerHttpSemantics(api);
-    await registerOpenApi(api, `${ctx.publicUrl}${API_PREFIX}`);
+    await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
     bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
     bindIdempotentRoutes(api);
     const deps = { ctx, idempotent: idempotentReply(policy) };
