@@ -35,9 +35,10 @@ function headersFor(status: number, authenticated: boolean, idempotent: boolean,
 /** Named shapes: an inline schema equal to one of these becomes a $ref to it. */
 export type NamedSchemas = Record<string, TSchema>;
 
+/** Key-sorted JSON of a schema, without its examples (swagger moves a response's to the media type). */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Json).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    ? Object.fromEntries(Object.entries(v as Json).filter(([k]) => k !== 'examples' && k !== 'example').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     : v));
 }
 
@@ -86,12 +87,16 @@ export function shapeDocument(document: Json, named: NamedSchemas, facts: Map<st
   }
   const paths = referenceNamed(document.paths, byText) as Record<string, Record<string, Json>>;
   for (const item of Object.values(paths)) {
-    for (const operation of Object.values(item)) {
+    for (const [method, operation] of Object.entries(item)) {
       const id = String(operation.operationId);
       const fact = facts.get(id);
       if (fact?.scope !== undefined) {
         const scopes = fact.scope === null ? [] : [fact.scope];
         operation.security = [{ oauth2: scopes }, { bearerAuth: scopes }];
+      }
+      // A POST without a body (complete a review) takes an empty JSON object too: say so.
+      if (method === 'post' && operation.requestBody === undefined) {
+        operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object', maxProperties: 0, description: 'No fields; an empty body or `{}`' } } } };
       }
       const responses = (operation.responses ?? {}) as Record<string, Json>;
       alternativeContent(responses['200']);
