@@ -82,9 +82,12 @@ export function drainUnreadBody(request: FastifyRequest, reply: FastifyReply, li
   lingering.add(socket);
   const timer = setTimeout(() => socket.destroy(), lingerMs);
   timer.unref();
-  socket.once('close', () => clearTimeout(timer));
+  const onClose = (): void => clearTimeout(timer);
+  socket.once('close', onClose);
   raw.once('end', () => {
     clearTimeout(timer);
+    // The socket lives on (keep-alive): leave no listener behind per answered request.
+    socket.removeListener('close', onClose);
     lingering.delete(socket);
     if (clientCloses) socket.end();
   });
