@@ -19,6 +19,7 @@ import { CARD_WRITE_LIMITS, Policy } from './policy/policy.ts';
 import { createServiceContext } from './services.ts';
 import { openSharedStores, type SharedStores } from './stores/shared-stores.ts';
 import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.ts';
+import { clientErrors } from './surfaces/connections.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
 import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
@@ -84,6 +85,17 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     // While draining, a request already on an open connection is served (with Connection: close)
     // rather than refused with Fastify's own 503 body, which is not the error envelope.
     return503OnClosing: false,
+    // Timeouts (docs/deployment.md): a slow mobile client finishes; a client that dribbles its
+    // headers or body, or sits idle, is closed (408 in the envelope when it is mid-request).
+    connectionTimeout: config.timeouts.idleMs,
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      // How often Node checks the two timeouts above (default 30 s, which would double them).
+      connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(config.timeouts.headersMs / 10))),
+    },
+    clientErrorHandler: clientErrors,
   });
 
   const activity = new ActivityRecorder(store.db, clock, { onError: (error) => app.log.error({ err: error }, 'activity log write failed') });
@@ -100,7 +112,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     },
   });
 
-  await app.register(rootPlugin);
+  await app.register(rootPlugin, { lingerMs: config.timeouts.lingerMs });
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
   await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
