@@ -75,7 +75,7 @@ function media(form: FormFields, side: 'front' | 'back'): CardInput['frontMedia'
 export function cardInputOf(form: FormFields, current?: CardDto): CardInput {
   const kept: Partial<CardExtras> = { ...current?.extras };
   delete kept.contentType;
-  const extras = {
+  const extras: Record<string, unknown> = {
     ...kept,
     frontType: field(form, 'frontType') || undefined,
     backType: field(form, 'backType') || undefined,
@@ -84,14 +84,14 @@ export function cardInputOf(form: FormFields, current?: CardDto): CardInput {
     topic: orNull(field(form, 'topic').trim()),
     info: text(field(form, 'info')),
   };
-  for (const key of Object.keys(extras) as (keyof typeof extras)[]) if (extras[key] === undefined) delete extras[key];
+  const defined = Object.fromEntries(Object.entries(extras).filter(([, value]) => value !== undefined));
   return {
     front: text(field(form, 'front')),
     back: text(field(form, 'back')),
     oneSided: field(form, 'oneSided') === 'on',
     frontMedia: media(form, 'front'),
     backMedia: media(form, 'back'),
-    extras: extras as CardInput['extras'],
+    extras: defined,
   };
 }
 
@@ -122,9 +122,7 @@ export function addCard(ctx: ServiceContext, owner: Actor, input: EditorWrite): 
   return outcome(async () => {
     const body = assertBody(AppendBodySchema, { cards: [cardInputOf(input.form)] });
     const result = await appendCards(ctx, owner, { deckId: input.deckId, cards: body.cards, ifMatch: input.version });
-    const added = result.cards[0];
-    if (added === undefined) throw new AppError('INTERNAL_ERROR', 'an append returned no card');
-    return added;
+    return result.cards[0];
   });
 }
 
