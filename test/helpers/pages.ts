@@ -2,6 +2,7 @@
 // (hidden fields such as the CSRF token and the deck's version come along), redirects not
 // followed so a test sees them. Chromium tests use playwright instead (test/web/*.browser.test.ts).
 import { Parser } from 'htmlparser2';
+import type { BrowserContext } from 'playwright-core';
 import type { TestServer, TestUser } from './server.ts';
 
 export interface PageResponse {
@@ -117,4 +118,9 @@ export async function signedIn(server: TestServer, user: TestUser): Promise<Page
   const client = new PageClient(server.url);
   client.setCookie('x-test-user', user.userId); // replaced by the web surface's sign-in on merge
   return client;
+}
+
+/** Signs a Chromium context in as `user`. */
+export async function signInBrowser(context: BrowserContext, server: TestServer, user: TestUser): Promise<void> {
+  await context.addCookies([{ name: 'x-test-user', value: user.userId, url: server.url }]);
 }
