@@ -9,7 +9,7 @@ import { cardDto } from '../decks/decks.mappers.ts';
 import { findDeck, listCards, type DeckRecord } from '../decks/decks.repository.ts';
 import type { RenderedCard } from '../rendering/card-renderer.ts';
 import { RenderedDeckCache, type RenderedDeck } from '../rendering/rendered-deck-cache.ts';
-import { answerCard, completeSession, getSession, startSession } from '../reviews/reviews.service.ts';
+import { answerCard, completeSession, findActiveSessionOfDeck, getSession, startSession } from '../reviews/reviews.service.ts';
 import type { ReviewRating, Session } from '../reviews/reviews.schemas.ts';
 
 // One rendered-deck cache per service context, so per app (the API's body cache is its sibling).
@@ -87,7 +87,8 @@ export async function studyDeck(ctx: ServiceContext, owner: Actor, page: DeckPag
     if (session.deckId !== page.deck.id) throw new AppError('SESSION_NOT_FOUND', `Review session ${input.sessionId} was not found`);
     if (session.status === 'completed') return { kind: 'completed', session };
   }
-  const session = await startSession(ctx, owner, { deckId: page.deck.id, resume: true });
+  const session = await findActiveSessionOfDeck(ctx, owner, { deckId: page.deck.id })
+    ?? await startSession(ctx, owner, { deckId: page.deck.id, resume: true });
   if (session.cards.length === 0) return { kind: 'nothing-due', session };
   const next = nextCard(session, page.rendered);
   if (next === null) return { kind: 'completed', session: await completeSession(ctx, owner, { sessionId: session.id }) };
