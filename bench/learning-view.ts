@@ -92,7 +92,7 @@ async function main(): Promise<void> {
         const context = await browser.newContext();
         const tab = await context.newPage();
         await tab.goto(`${url}${page}?card=${i + 1}`, { waitUntil: 'load' });
-        const entries = await tab.evaluate(() => performance.getEntriesByType('paint').map((e) => [e.name, e.startTime] as const));
+        const entries: [string, number][] = await tab.evaluate(() => (globalThis as any).performance.getEntriesByType('paint').map((e: any) => [e.name, e.startTime]));
         const fp = entries.find(([name]) => name === 'first-paint');
         const fcp = entries.find(([name]) => name === 'first-contentful-paint');
         if (fp) paints.push(fp[1]);

@@ -32,17 +32,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** A fresh context whose pages carry the hook, limited to `origin`. */
 export async function hookedContext(browser: Browser, origin: string): Promise<BrowserContext> {
   const context = await browser.newContext();
+  // Runs in the page (no DOM types in this Node project: the page's globals are reached untyped).
   await context.addInitScript(() => {
-    const w = window as unknown as { __problems: string[] };
+    const w = globalThis as any;
     w.__problems = [];
-    for (const name of ['alert', 'confirm', 'prompt', 'print'] as const) {
-      const original = window[name].bind(window);
-      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+    for (const name of ['alert', 'confirm', 'prompt', 'print']) {
+      const original = w[name].bind(w);
+      w[name] = (...args: unknown[]) => {
         w.__problems.push(`${name}(${args.map(String).join(',')})`);
-        return (original as (...a: unknown[]) => unknown)(...args);
+        return original(...args);
       };
     }
-    document.addEventListener('securitypolicyviolation', (event) => {
+    w.document.addEventListener('securitypolicyviolation', (event: any) => {
       w.__problems.push(`CSP violation: ${event.violatedDirective} ${event.blockedURI} ${event.sample}`);
     });
   });
@@ -60,7 +61,7 @@ export function watchDialogs(page: Page, seen: string[]): void {
 }
 
 export async function pageProblems(page: Page): Promise<string[]> {
-  return page.evaluate(() => (window as unknown as { __problems?: string[] }).__problems ?? ['hook missing']);
+  return page.evaluate(() => ((globalThis as any).__problems as string[] | undefined) ?? ['hook missing']);
 }
 
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -70,8 +71,8 @@ export async function axeViolations(page: Page): Promise<{ id: string; impact: s
   // Evaluated by the test (DevTools protocol), not added as a script tag the page's CSP refuses.
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const w = globalThis as any;
+    const result: { violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] } = await w.axe.run(w.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
   });
 }

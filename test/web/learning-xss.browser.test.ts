@@ -36,14 +36,14 @@ function card(k: number, type: string) {
 async function domProblems(page: Page, selector: string): Promise<string[]> {
   return page.evaluate(([sel, allowed]) => {
     const problems: string[] = [];
-    const roots = document.querySelectorAll(sel);
+    const roots: any[] = [...(globalThis as any).document.querySelectorAll(sel)];
     if (roots.length === 0) problems.push(`nothing matches ${sel}`);
     for (const root of roots) {
-      for (const el of root.querySelectorAll('*')) {
-        const name = el.localName;
+      for (const el of root.querySelectorAll('*') as any[]) {
+        const name: string = el.localName;
         if (!allowed.includes(name)) problems.push(`<${name}>`);
         if (['script', 'iframe', 'object', 'embed', 'style', 'form', 'base', 'meta', 'link'].includes(name)) problems.push(`<${name}> present`);
-        for (const attr of el.attributes) {
+        for (const attr of el.attributes as { name: string; value: string }[]) {
           if (attr.name.startsWith('on')) problems.push(`<${name} ${attr.name}>`);
           if (/^(?:href|src|xlink:href|action|formaction|srcdoc|data)$/.test(attr.name) && /^\s*(?:javascript|data|vbscript):/i.test(attr.value.replace(/[\u0000-\u0020]/g, ''))) {
             problems.push(`<${name} ${attr.name}=${attr.value}>`);
