@@ -44,8 +44,9 @@
   document.addEventListener('keydown', function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.repeat) return;
     const target = event.target;
-    // Typing in a field, or Space on a button or link, keeps its usual meaning.
-    if (target instanceof HTMLElement && target.closest('input, textarea, select, button, a, [contenteditable]')) return;
+    // Typing in a field keeps its usual meaning, and so does Space on a button or link.
+    if (target instanceof HTMLElement && target.closest('input, textarea, select, [contenteditable]')) return;
+    if (event.key === ' ' && target instanceof HTMLElement && target.closest('button, a')) return;
     if (event.key === ' ' && !answerShown()) {
       event.preventDefault();
       showAnswer();
