@@ -2,6 +2,9 @@
 // the API's: read the request, call a service, render a template or redirect. Errors are thrown
 // as catalog errors and rendered by the web surface's error page (a 404 page for a deck one may
 // not see, a 429 page with Retry-After when the card-write bucket is spent).
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
@@ -202,5 +205,22 @@ export function learningPages(app: FastifyInstance, deps: LearningPageDeps): voi
     await openOwnDeck(ctx, owner, { deckId: request.params.deckId });
     reply.header('X-Robots-Tag', 'noindex');
     return reply.type('text/html; charset=utf-8').send(previewHtml(formOf(request.body)));
+  });
+}
+
+const KATEX_DIST = path.dirname(createRequire(import.meta.url).resolve('katex/dist/katex.min.css'));
+
+/**
+ * KaTeX's stylesheet and fonts under /assets/katex/, from the installed package (no CDN): only
+ * katex.min.css and fonts/, cached for a day (they change with the package version only).
+ */
+export async function katexAssets(scope: FastifyInstance): Promise<void> {
+  await scope.register(fastifyStatic, {
+    root: KATEX_DIST,
+    prefix: '/assets/katex/',
+    decorateReply: false,
+    index: false,
+    maxAge: '1d',
+    allowedPath: (pathname) => pathname === '/katex.min.css' || /^\/fonts\/KaTeX_[\w-]+\.(?:woff2|woff|ttf)$/.test(pathname),
   });
 }
