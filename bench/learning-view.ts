@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       changed.push(performance.now() - t);
     }
     // The owner's review page (resumes the active session: a transaction on every view).
-    const cookie = await signInCookie(app, user.id, email);
+    const cookie = await signInCookie(app, user.id);
     const owner: number[] = [];
     for (let i = 0; i < ROUNDS / 2; i++) {
       const t = performance.now();

@@ -3,6 +3,10 @@
 // followed so a test sees them. Chromium tests use playwright instead (test/web/*.browser.test.ts).
 import { Parser } from 'htmlparser2';
 import type { BrowserContext } from 'playwright-core';
+import type { FlashdeckApp } from '../../src/app.ts';
+import { startSession } from '../../src/modules/sessions/sessions.service.ts';
+import { setPassword } from '../../src/modules/users/users.service.ts';
+import { SESSION_COOKIE } from '../../src/surfaces/web/security.ts';
 import type { TestServer, TestUser } from './server.ts';
 
 export interface PageResponse {
@@ -99,6 +103,12 @@ export class PageClient {
     return this.request('POST', action, { ...form.fields, ...changes });
   }
 
+  /** A CSRF token of this browser's session, from the sign-out form every signed-in page has. */
+  async csrf(): Promise<string> {
+    const home = await this.get('/');
+    return formAt(home.text, '/signout').fields._csrf;
+  }
+
   cookie(name: string): string | undefined {
     return this.#cookies.get(name);
   }
@@ -113,19 +123,27 @@ export function signedOut(server: Pick<TestServer, 'url'>): PageClient {
   return new PageClient(server.url);
 }
 
-/** A browser signed in as `user`. */
-export async function signedIn(server: TestServer, user: TestUser): Promise<PageClient> {
+/** The password every test user signs in with (set through the users service, as the CLI does). */
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A browser signed in as `user` through the sign-in form (CSRF token and all). */
+export async function signedIn(server: Pick<TestServer, 'url' | 'app'>, user: TestUser): Promise<PageClient> {
+  await setPassword(server.app.services, { email: user.email, password: TEST_PASSWORD });
   const client = new PageClient(server.url);
-  client.setCookie('x-test-user', user.userId); // replaced by the web surface's sign-in on merge
+  const form = await client.get('/signin');
+  const res = await client.submit(form.text, '/signin', { email: user.email, password: TEST_PASSWORD, next: '/' });
+  if (res.status !== 303 || client.cookie(SESSION_COOKIE) === undefined) throw new Error(`sign-in failed: ${res.status} ${res.text.slice(0, 300)}`);
   return client;
 }
 
-/** Signs a Chromium context in as `user`. */
-export async function signInBrowser(context: BrowserContext, server: TestServer, user: TestUser): Promise<void> {
-  await context.addCookies([{ name: 'x-test-user', value: user.userId, url: server.url }]);
+/** A Cookie header of a new session of `userId` on `app` (benches, in-process requests). */
+export async function signInCookie(app: FlashdeckApp, userId: string): Promise<string> {
+  const { id } = await startSession(app.services, { userId }, {});
+  return `${SESSION_COOKIE}=${id}`;
 }
 
-/** A Cookie header of a session of `userId` on `app` (for benches and in-process requests). */
-export async function signInCookie(_app: unknown, userId: string, _email: string): Promise<string> {
-  return `x-test-user=${userId}`;
+/** Signs a Chromium context in as `user` (a session made by the sessions service, as sign-in does). */
+export async function signInBrowser(context: BrowserContext, server: Pick<TestServer, 'url' | 'app'>, user: TestUser): Promise<void> {
+  const { id } = await startSession(server.app.services, { userId: user.userId }, {});
+  await context.addCookies([{ name: SESSION_COOKIE, value: id, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
 }

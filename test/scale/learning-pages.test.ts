@@ -7,7 +7,6 @@ import { buildApp, type FlashdeckApp } from '../../src/app.ts';
 import { redisNamespaceFor } from '../helpers/backend.ts';
 import { formAt, signedIn, signedOut } from '../helpers/pages.ts';
 import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { standin } from '../web/standin.ts';
 import { SKIP_UNLESS_POSTGRES_REDIS } from './cluster.ts';
 
 describe('learning pages on two instances', { skip: SKIP_UNLESS_POSTGRES_REDIS }, () => {
@@ -15,11 +14,9 @@ describe('learning pages on two instances', { skip: SKIP_UNLESS_POSTGRES_REDIS }
   let b: FlashdeckApp;
   let bUrl: string;
   let owner: TestUser;
-  let appA: any;
   before(async () => {
-    a = await startServer({}, { extraRoutes: standin(() => appA) });
-    appA = a.app;
-    b = await buildApp(a.config, { logger: false, redisNamespace: redisNamespaceFor(a.dataDir), extraRoutes: standin(() => b) });
+    a = await startServer();
+    b = await buildApp(a.config, { logger: false, redisNamespace: redisNamespaceFor(a.dataDir) });
     await b.listen({ port: 0, host: '127.0.0.1' });
     const address = b.server.address();
     bUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -44,7 +41,7 @@ describe('learning pages on two instances', { skip: SKIP_UNLESS_POSTGRES_REDIS }
     assert.equal(saved.status, 303);
     assert.match((await onB.get(`/decks/${deckId}`)).text, /<p>After <em>the edit<\/em><\/p>/);
     // And the editor on B saves against the version A wrote.
-    const editorB = await signedIn({ ...a, url: bUrl }, owner);
+    const editorB = await signedIn({ app: b, url: bUrl }, owner);
     const pageB = await editorB.get(`/decks/${deckId}/edit?card=${cardId}`);
     assert.equal(formAt(pageB.text, `/decks/${deckId}/edit/cards/${cardId}`).fields.front, 'After *the edit*');
   });
@@ -59,7 +56,7 @@ describe('learning pages on two instances', { skip: SKIP_UNLESS_POSTGRES_REDIS }
     const action = `/decks/${deckId}/review`;
     const sessionId = formAt(first.text, action).fields.sessionId;
     assert.equal((await onA.submit(first.text, action, { rating: 'good' })).status, 303);
-    const onB = await signedIn({ ...a, url: bUrl }, owner);
+    const onB = await signedIn({ app: b, url: bUrl }, owner);
     const second = await onB.get(`/decks/${deckId}`);
     assert.equal(formAt(second.text, action).fields.sessionId, sessionId);
     assert.match(second.text, /Card 2 of 2 · 1 answered/);

@@ -6,7 +6,6 @@ import { after, before, describe, test } from 'node:test';
 import { CARD_WRITE_LIMITS } from '../../src/policy/policy.ts';
 import { formAt, signedIn, signedOut } from '../helpers/pages.ts';
 import { manualClock, startServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { standin } from './standin.ts';
 
 async function importDeck(server: TestServer, user: TestUser, cards = 3): Promise<{ deckId: string; cardIds: string[] }> {
   const res = await server.api('POST', '/decks/import', {
@@ -22,10 +21,8 @@ describe('owner editor', () => {
   const time = manualClock('2026-03-02T10:00:05Z');
   let server: TestServer;
   let owner: TestUser;
-  let app: any;
   before(async () => {
-    server = await startServer({}, { extraRoutes: standin(() => app), clock: time.clock });
-    app = server.app;
+    server = await startServer({}, { clock: time.clock });
     owner = await server.user();
   });
   after(() => server.close());
@@ -133,7 +130,7 @@ describe('owner editor', () => {
     const { deckId, cardIds } = await importDeck(server, owner);
     const other = await signedIn(server, await server.user());
     assert.equal((await other.get(`/decks/${deckId}/edit`)).status, 404);
-    const res = await other.request('POST', `/decks/${deckId}/edit/cards/${cardIds[0]}`, { version: '*', front: 'hijack' });
+    const res = await other.request('POST', `/decks/${deckId}/edit/cards/${cardIds[0]}`, { _csrf: await other.csrf(), version: '*', front: 'hijack' });
     assert.equal(res.status, 404);
     assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].front, 'Front 1');
   });

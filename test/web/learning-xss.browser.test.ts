@@ -13,7 +13,6 @@ import { chromiumSkipReason, hookedContext, launchChromium, pageProblems, screen
 import { signInBrowser } from '../helpers/pages.ts';
 import { ALLOWED_ELEMENTS } from '../helpers/rendered-html.ts';
 import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { standin } from './standin.ts';
 
 const imageUrl = new RegExp(IMAGE_URL_PATTERN);
 
@@ -59,11 +58,9 @@ describe('the XSS corpus in headless Chromium', { skip: chromiumSkipReason() }, 
   let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
-  let app: any;
   const decks: { type: string; deckId: string; cardIds: string[] }[] = [];
   before(async () => {
-    server = await startServer({}, { extraRoutes: standin(() => app) });
-    app = server.app;
+    server = await startServer();
     owner = await server.user();
     for (const type of CONTENT_TYPES) {
       const res = await server.api('POST', '/decks/import', {

@@ -8,14 +8,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../helpers/chromium.ts';
 import { signInBrowser } from '../helpers/pages.ts';
 import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
-import { standin } from './standin.ts';
 
 describe('learning view and editor in headless Chromium', { skip: chromiumSkipReason() }, () => {
   let server: TestServer;
   let owner: TestUser;
   let other: TestUser;
   let browser: Browser;
-  let app: any;
   const contexts: BrowserContext[] = [];
 
   async function pageAs(user: TestUser | null): Promise<{ page: Page; seen: string[] }> {
@@ -36,8 +34,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
   }
 
   before(async () => {
-    server = await startServer({}, { extraRoutes: standin(() => app) });
-    app = server.app;
+    server = await startServer();
     owner = await server.user();
     other = await server.user();
     browser = await launchChromium();

@@ -31,8 +31,9 @@ export interface DeckPage {
   rendered: RenderedDeck;
 }
 
-function notFound(deckId: string): AppError {
-  return new AppError('DECK_NOT_FOUND', `Deck ${deckId} was not found`);
+/** One refusal for a missing deck and a deck one may not see: the page must not tell them apart. */
+function notFound(): AppError {
+  return new AppError('DECK_NOT_FOUND', 'There is no deck at this address, or it is not shared with you.');
 }
 
 /** Whether `viewer` may see the deck in the learning view. */
@@ -46,7 +47,7 @@ export function canView(deck: Pick<DeckRecord, 'userId' | 'visibility'>, viewer:
  */
 export async function openDeck(ctx: ServiceContext, viewer: Actor | null, input: { deckId: string }): Promise<DeckPage> {
   const deck = await findDeck(ctx.db, input.deckId);
-  if (deck === null || !canView(deck, viewer)) throw notFound(input.deckId);
+  if (deck === null || !canView(deck, viewer)) throw notFound();
   const cache = renderedDecksOf(ctx);
   const rendered = cache.get(deck.id, deck.updatedAt)
     ?? await cache.render(deck.id, deck.updatedAt, (await listCards(ctx.db, deck.id)).map(cardDto));
@@ -56,7 +57,7 @@ export async function openDeck(ctx: ServiceContext, viewer: Actor | null, input:
 /** The deck for its owner only (the editor): DECK_NOT_FOUND for anyone else, as in the learning view. */
 export async function openOwnDeck(ctx: ServiceContext, owner: Actor, input: { deckId: string }): Promise<DeckPage> {
   const page = await openDeck(ctx, owner, input);
-  if (!page.isOwner) throw notFound(input.deckId);
+  if (!page.isOwner) throw notFound();
   return page;
 }
 

@@ -1,12 +1,12 @@
 // What the learning view's and the editor's templates are given (views/learning/*.eta): plain
 // data built from the services' results. Card HTML comes from the one renderer and is the only
 // unescaped content in those templates.
-import { AppError } from '../../errors.ts';
-import { CARD_TYPES, CONTENT_TYPES, type CardDto, type Visibility } from '../decks/decks.schemas.ts';
-import { renderCard, sideHtml, type RenderedCard } from '../rendering/card-renderer.ts';
-import type { Session } from '../reviews/reviews.schemas.ts';
-import type { DeckPage, StudyState } from './learning.service.ts';
-import { cardInputOf, type FormFields } from './editor.service.ts';
+import { AppError } from '../../../errors.ts';
+import { CARD_TYPES, CONTENT_TYPES, type CardDto, type Visibility } from '../../../modules/decks/decks.schemas.ts';
+import { renderCard, sideHtml, type RenderedCard } from '../../../modules/rendering/card-renderer.ts';
+import type { Session } from '../../../modules/reviews/reviews.schemas.ts';
+import type { DeckPage, StudyState } from '../../../modules/learning/learning.service.ts';
+import { cardInputOf, type FormFields } from '../../../modules/learning/editor.service.ts';
 
 export function deckPath(deckId: string): string {
   return `/decks/${encodeURIComponent(deckId)}`;
@@ -94,7 +94,7 @@ function completedView(page: DeckPage, session: Session) {
 }
 
 /** The owner's review: the session's next card with the rating form, or its end. */
-export function studyView(page: DeckPage, state: StudyState, answerShown: boolean, csrf: string) {
+export function studyView(page: DeckPage, state: StudyState, answerShown: boolean) {
   const view = base(page);
   if (state.kind === 'completed') return completedView(page, state.session);
   if (state.kind === 'nothing-due') return { ...view, state: 'nothing-due' as const, nextDue: null, nextDueText: '' };
@@ -107,7 +107,7 @@ export function studyView(page: DeckPage, state: StudyState, answerShown: boolea
     showAnswerFields: [['answer', '1']],
     progress: { done: session.progress.answered, total: session.progress.total },
     progressText: `Card ${state.position} of ${session.progress.total} · ${session.progress.answered} answered`,
-    rate: { action: `${view.selfUrl}/review`, csrf, sessionId: session.id, cardId: state.card.id },
+    rate: { action: `${view.selfUrl}/review`, sessionId: session.id, cardId: state.card.id },
     nav: null,
   };
 }
@@ -162,7 +162,6 @@ export interface EditorProblem {
 export interface EditorInput {
   page: DeckPage;
   cards: readonly CardDto[];
-  csrf: string;
   /** The card being edited (null: the new-card form). */
   cardId: string | null;
   /** What the person typed, when a save was refused; else the stored values. */
@@ -190,7 +189,6 @@ export function editorView(input: EditorInput) {
   return {
     title: deck.title,
     learnUrl: deckPath(deck.id),
-    csrf: input.csrf,
     version: input.version ?? deck.updatedAt,
     problem: input.problem ?? null,
     notice: input.notice ?? null,
