@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../helpers/chromium.ts';
-import { signInBrowser } from '../helpers/pages.ts';
+import { setPassword } from '../../src/modules/users/users.service.ts';
+import { signInBrowser, TEST_PASSWORD } from '../helpers/pages.ts';
 import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
 
 describe('learning view and editor in headless Chromium', { skip: chromiumSkipReason() }, () => {
@@ -107,8 +108,17 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
   test('should refuse a private deck to another account and to a signed-out visitor, and show an unlisted deck to a signed-out visitor', async () => {
     const { deckId: privateDeck } = await importDeck('private', [{ front: 'Secret', back: 'Hidden' }]);
     const { deckId: unlistedDeck } = await importDeck('unlisted', [{ front: 'By link', back: 'Shared' }]);
+    await setPassword(server.app.services, { email: other.email, password: TEST_PASSWORD });
     for (const user of [other, null]) {
-      const { page } = await pageAs(user);
+      const { page } = await pageAs(null);
+      if (user !== null) {
+        // Signed in the way a person does it, by the fields' and button's names.
+        await page.goto(`${server.url}/signin`);
+        await page.getByLabel('Email').fill(user.email);
+        await page.getByLabel('Password').fill(TEST_PASSWORD);
+        await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in' }).click()]);
+        await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      }
       const res = await page.goto(`${server.url}/decks/${privateDeck}`);
       assert.equal(res?.status(), 404);
       assert.equal(await page.getByText('Secret').count(), 0);
