@@ -21,6 +21,13 @@ import { browseView, deckPath, editorView, indexable, previewHtml, renderedPrevi
 
 /** KaTeX's stylesheet (and through it its fonts), the card stylesheet, these pages' own. */
 export const CARD_STYLESHEETS = ['/assets/katex/katex.min.css', '/assets/card.css', '/assets/learning.css'] as const;
+/** A card without a formula needs no KaTeX stylesheet (24 KiB and a request less before first paint). */
+const PLAIN_CARD_STYLESHEETS = CARD_STYLESHEETS.slice(1);
+
+function showsMath(view: object): boolean {
+  const card = (view as { card?: Record<string, string | null> }).card;
+  return card !== undefined && Object.values(card).some((html) => html?.includes('class="katex') === true);
+}
 
 const CARD_CSP = pageHelmet({ styleAttributes: true, httpsImages: true });
 const ANYONE_CARDS: RouteShorthandOptions = { helmet: CARD_CSP };
@@ -61,7 +68,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
     const noindex = !indexable(page.deck.visibility);
     if (noindex) void reply.header('X-Robots-Tag', 'noindex');
     return renderPage(request, reply, 'learning/learn', {
-      ...view, title: page.deck.title, noindex, stylesheets: CARD_STYLESHEETS, scripts: ['/assets/learn.js'],
+      ...view, title: page.deck.title, noindex, stylesheets: showsMath(view) ? CARD_STYLESHEETS : PLAIN_CARD_STYLESHEETS, scripts: ['/assets/learn.js'],
     });
   });
 
