@@ -22,7 +22,7 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** Where screenshots go (git-ignored). */
-export const ARTEFACTS = path.resolve(import.meta.dirname, '../../.tmp/test-artefacts');
+export const ARTEFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/learning');
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(ARTEFACTS, { recursive: true });

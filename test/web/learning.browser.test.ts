@@ -1,7 +1,7 @@
 // The learning view and the editor in headless Chromium, found by accessible names only: studying
 // with the keyboard (the session read back through the API), editing a card, a concurrent API
 // change shown on save, who may open which deck, and axe-core on both pages. Screenshots go to
-// .tmp/test-artefacts.
+// test-artifacts/learning.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
