@@ -26,6 +26,7 @@ import { ROOT_PLUGIN } from '../root.ts';
 import { webErrorHandler, webNotFound } from './errors.ts';
 import { accountPages } from './pages/account.pages.ts';
 import { homePages } from './pages/home.pages.ts';
+import { learningPages } from './pages/learning.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
 import { csrfUserInfo } from './render.ts';
 import { cookieOptions, CSRF_COOKIE, helmetOptions } from './security.ts';
@@ -53,7 +54,7 @@ export interface WebDeps {
 export type WebModule = (scope: FastifyInstance, deps: WebDeps) => void;
 
 /** Every page module, in order. Add yours here. */
-const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages];
+const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, learningPages];
 
 export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config }) => {
   scope.removeAllContentTypeParsers();
