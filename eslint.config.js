@@ -75,7 +75,7 @@ export default tseslint.config(
       sourceType: 'script',
       globals: Object.fromEntries([
         'window', 'document', 'navigator', 'location', 'CSS', 'Element', 'HTMLElement', 'HTMLInputElement',
-        'HTMLFormElement', 'HTMLButtonElement', 'Event', 'KeyboardEvent', 'fetch', 'FormData', 'URL', 'URLSearchParams', 'console',
+        'HTMLFormElement', 'HTMLButtonElement', 'Event', 'KeyboardEvent', 'fetch', 'FormData', 'URL', 'URLSearchParams', 'console', 'setTimeout', 'clearTimeout',
       ].map((name) => [name, 'readonly'])),
     },
   },

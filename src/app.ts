@@ -23,6 +23,7 @@ import { CARD_WRITE_LIMITS, Policy } from './policy/policy.ts';
 import { createServiceContext } from './services.ts';
 import { openSharedStores, type SharedStores } from './stores/shared-stores.ts';
 import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.ts';
+import { clientErrors } from './surfaces/connections.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
 import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
 import { createProvider, OAUTH_PREFIX, oauthSigningKey } from './surfaces/oauth/provider.ts';
@@ -94,6 +95,17 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     // While draining, a request already on an open connection is served (with Connection: close)
     // rather than refused with Fastify's own 503 body, which is not the error envelope.
     return503OnClosing: false,
+    // Timeouts (docs/deployment.md): a slow mobile client finishes; a client that dribbles its
+    // headers or body, or sits idle, is closed (408 in the envelope when it is mid-request).
+    connectionTimeout: config.timeouts.idleMs,
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      // How often Node checks the two timeouts above (default 30 s, which would double them).
+      connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(config.timeouts.headersMs / 10))),
+    },
+    clientErrorHandler: clientErrors,
   });
 
   const activity = new ActivityRecorder(store.db, clock, { onError: (error) => app.log.error({ err: error }, 'activity log write failed') });
@@ -118,7 +130,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   // oidc-provider renders its own 500s (server_error, no detail); the cause goes to the log.
   oauth.on('server_error', (_c, error) => app.log.error({ err: error }, 'authorization server error'));
 
-  await app.register(rootPlugin);
+  await app.register(rootPlugin, { lingerMs: config.timeouts.lingerMs });
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
   await app.register(oauthSurface, { prefix: OAUTH_PREFIX, provider: oauth });

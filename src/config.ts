@@ -21,6 +21,21 @@ export interface Config {
   readonly signup: 'open' | 'closed';
   /** Failed sign-ins per account per minute before that account's sign-in is throttled. */
   readonly signInAttemptsPerMinute: number;
+  /** Connection timeouts (docs/deployment.md): all in milliseconds. */
+  readonly timeouts: Timeouts;
+}
+
+export interface Timeouts {
+  /** Time to receive a request's complete headers (slow-headers attacks). */
+  readonly headersMs: number;
+  /** Time to receive a whole request, body included (slow-body attacks). */
+  readonly requestMs: number;
+  /** A connection with no byte in either direction for this long is closed. */
+  readonly idleMs: number;
+  /** An idle keep-alive connection is kept this long: longer than a proxy's, so the proxy closes first. */
+  readonly keepAliveMs: number;
+  /** After an error answered before the body was read, the rest is read and dropped for at most this long. */
+  readonly lingerMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,10 +94,20 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
   const trustProxy = oneOf(env, 'TRUST_PROXY', 'false', ['true', 'false']) === 'true';
+  const headersMs = integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 100, 600_000);
+  const requestMs = integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000);
+  if (requestMs < headersMs) throw new ConfigError(`REQUEST_TIMEOUT_MS (${requestMs}) must be at least HEADERS_TIMEOUT_MS (${headersMs})`);
+  const timeouts: Timeouts = Object.freeze({
+    headersMs,
+    requestMs,
+    idleMs: integer(env, 'IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    lingerMs: integer(env, 'LINGER_TIMEOUT_MS', 30_000, 0, 600_000),
+  });
   const signup = oneOf(env, 'SIGNUP', 'open', ['open', 'closed']) as Config['signup'];
   const signInAttemptsPerMinute = integer(env, 'SIGNIN_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000);
   return Object.freeze({
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
-    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
+    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute, timeouts,
   });
 }

@@ -49,6 +49,35 @@ export function prefersMarkdown(accept: string | undefined): boolean {
 }
 
 /**
+ * Whether an If-None-Match header holds the entity tag `"<version>"`: `*`, or a list with that
+ * tag, weak or strong (RFC 9110 weak comparison). Linear in the header's length.
+ */
+export function ifNoneMatchHolds(header: string | undefined, version: string): boolean {
+  if (header === undefined) return false;
+  const wanted = `"${version}"`;
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag === '*' || (tag.startsWith('W/') ? tag.slice(2) : tag) === wanted) return true;
+  }
+  return false;
+}
+
+/**
+ * A private, revalidated representation of a versioned resource (a deck): `ETag: "<version>"` (the
+ * same token If-Match takes), `Cache-Control: private, no-cache`, `Vary: Accept, Authorization`.
+ * Answers 304 and returns true when If-None-Match already holds this version.
+ */
+export function notModified(request: FastifyRequest, reply: FastifyReply, version: string | null): boolean {
+  reply.header('Cache-Control', 'private, no-cache');
+  reply.header('Vary', 'Accept, Authorization');
+  if (version === null) return false;
+  reply.header('ETag', `"${version}"`);
+  if (!ifNoneMatchHolds(request.headers['if-none-match'], version)) return false;
+  void reply.code(304).send();
+  return true;
+}
+
+/**
  * Sends a body that is already JSON (text, or UTF-8 bytes of a rendered deck), bypassing the
  * serializer. The reply's typed route generics do not matter here.
  */

@@ -22,7 +22,7 @@ const USAGE = `usage:
   flashdeck tokens revoke TOKEN_ID
   flashdeck tokens activity TOKEN_ID [--limit N]`;
 
-type Out = { stdout: (line: string) => void; stdin: () => Promise<string> };
+type Out = { stdout: (line: string) => void; stderr: (line: string) => void; stdin: () => Promise<string> };
 
 function option(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -87,8 +87,13 @@ async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void>
       return;
     }
     case 'tokens list': {
-      const user = await getUserByEmail(ctx, { email: option(values, 'user') });
-      for (const t of await listTokens(ctx, { userId: user.id })) {
+      const email = option(values, 'user');
+      const user = await getUserByEmail(ctx, { email });
+      const tokens = await listTokens(ctx, { userId: user.id });
+      // The header on stdout like the rows (tab-separated); "none" on stderr, so scripts see no row.
+      out.stdout(['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES'].join('\t'));
+      if (tokens.length === 0) out.stderr(`no tokens for ${email}`);
+      for (const t of tokens) {
         out.stdout([t.id, t.name, t.prefix, t.scopes.join(','), tokenStatus(t, ctx.clock.now()), `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`].join('\t'));
       }
       return;
@@ -103,7 +108,10 @@ async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void>
       const id = positional(positionals, 2, 'TOKEN_ID');
       const limit = values.limit === undefined ? 100 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
-      for (const e of await listTokenActivity(ctx, { tokenId: id, limit })) {
+      const entries = await listTokenActivity(ctx, { tokenId: id, limit });
+      out.stdout(['AT', 'METHOD', 'ROUTE', 'DECK', 'STATUS', 'DURATION', 'CLIENT', 'USER_AGENT', 'REQUEST_ID'].join('\t'));
+      if (entries.length === 0) out.stderr(`no calls recorded for ${id}`);
+      for (const e of entries) {
         out.stdout([e.at, e.method, e.route, e.deckId ?? '-', e.status, `${e.durationMs}ms`, e.clientIp ?? '-', e.userAgent ?? '-', e.requestId].join('\t'));
       }
       return;
@@ -125,6 +133,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await run(ctx, argv, {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stdin: readStdin,
+      stderr: (line) => process.stderr.write(`${line}\n`),
     });
     return 0;
   } catch (error) {

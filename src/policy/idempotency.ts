@@ -15,19 +15,35 @@ export interface IdempotentCall {
   readonly requestHash: string;
 }
 
+/** Deeper than any body the schemas let through; the walk below stops there rather than overflow. */
+const MAX_CANONICAL_DEPTH = 64;
+
 /**
- * The request as the key remembers it: method, API route, path and query parameters, body (a
- * markdown body as `{ markdown }`). Every surface hashes a write as the API route it stands for
- * (an MCP tool call as its route), so a retry through either surface agrees with the other.
+ * JSON with object keys sorted at every depth (arrays keep their order), so two bodies equal to any
+ * JSON reader (`{"a":1,"b":2}` and `{"b":2,"a":1}`) give the same text. Values that JSON drops
+ * (undefined) are dropped here too.
+ */
+export function canonicalJson(value: unknown): string {
+  return value === undefined ? 'null' : JSON.stringify(sortKeys(value, 0));
+}
+
+function sortKeys(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_CANONICAL_DEPTH) throw new Error(`canonicalJson: nested deeper than ${MAX_CANONICAL_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((item: unknown) => sortKeys(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key], depth + 1);
+  return out;
+}
+
+/**
+ * The request hash of an IdempotentCall: method (or a surface's verb), route (or tool name), path
+ * and query parameters, body (a string body is markdown), in canonical form, so key order and
+ * parameter order never make the same request a conflict. Every surface hashes through this.
  */
 export function requestHash(method: string, route: string, params: unknown, query: unknown, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([
-    method,
-    route,
-    params,
-    query,
-    typeof body === 'string' ? { markdown: body } : body,
-  ])).digest('base64url');
+  const parts = [method, route, params ?? {}, query ?? {}, typeof body === 'string' ? { markdown: body } : body ?? null];
+  return createHash('sha256').update(canonicalJson(parts)).digest('base64url');
 }
 
 /** A write's response body as stored and sent: the key, when one was given, echoed as `idempotencyKey`. */

@@ -5,6 +5,21 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const DateTime = Type.String({ format: 'date-time' });
 
+/** The envelope's `details`: which members are present depends on the code. */
+export const ErrorDetailsSchema = Type.Object({
+  field: Type.Optional(Type.String({ description: 'Path of the offending field or parameter, e.g. `cards[3].frontMedia.imageUrl` (SCHEMA_INVALID, BAD_REQUEST)' })),
+  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { description: 'Every validation failure found (SCHEMA_INVALID, BAD_REQUEST)' })),
+  line: Type.Optional(Type.Integer({ minimum: 1, description: 'Line of the markdown document (PARSE_FAILED)' })),
+  currentVersion: Type.Optional(Nullable(Type.String({ description: "The deck's current version (VERSION_MISMATCH)" }))),
+  requiredScope: Type.Optional(Type.String({ description: 'The scope the call needs (FORBIDDEN)' })),
+  allowed: Type.Optional(Type.Array(Type.String(), { description: 'Methods the path takes (METHOD_NOT_ALLOWED)' })),
+  window: Type.Optional(Type.String({ description: 'The spent window, `minute` or `day` (RATE_LIMITED)' })),
+  limit: Type.Optional(Type.Integer({ description: 'The limit that was reached (RATE_LIMITED)' })),
+  deckLimit: Type.Optional(Type.Integer({ description: 'The deck limit (DECK_LIMIT_REACHED)' })),
+  cardId: Type.Optional(Type.String({ description: 'The card (CARD_NOT_FOUND in a review session)' })),
+  status: Type.Optional(Type.String({ description: "The session's status (SESSION_NOT_ACTIVE)" })),
+}, { additionalProperties: true, description: 'Present for some codes; other members may be added.' });
+
 /**
  * The error responses of one route, grouped by status: each status's schema names exactly the
  * codes the route can return with it, so the OpenAPI document lists every status and code.
@@ -21,7 +36,7 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSch
       error: Type.Object({
         code: Type.Enum(list),
         message: Type.String(),
-        details: Type.Optional(Type.Unknown()),
+        details: Type.Optional(ErrorDetailsSchema),
       }, { additionalProperties: false }),
     }, {
       additionalProperties: false,

@@ -8,13 +8,25 @@
 // surfaces by registering with `{ prefix: '/' }` (docs/architecture.md): an unknown path gets their
 // HTML 404 page; the root's JSON handlers serve only its own routes (/healthz, .well-known).
 import fp from 'fastify-plugin';
+import { drainUnreadBody } from './connections.ts';
 import { jsonErrorHandler, jsonNotFound } from './errors.ts';
 
 export const ROOT_PLUGIN = 'flashdeck-root';
 
-export const rootPlugin = fp((app, _options, done) => {
+export interface RootOptions {
+  /** How long the unread rest of a body is read and dropped after an error answered it (connections.ts). */
+  lingerMs: number;
+}
+
+export const rootPlugin = fp<RootOptions>((app, { lingerMs }, done) => {
   app.addHook('onRequest', (request, reply, next) => {
     reply.header('X-Request-Id', request.id);
+    next();
+  });
+  // Every surface's errors: one answered before its body was read (413, 401 on an upload) keeps
+  // reading it, so the client reads the answer rather than a reset.
+  app.addHook('onError', (request, reply, _error, next) => {
+    drainUnreadBody(request, reply, lingerMs);
     next();
   });
   app.setErrorHandler(jsonErrorHandler);

@@ -68,7 +68,10 @@ describe('deck tags', () => {
 
   test('should describe the rule in the OpenAPI document without a limit the service does not apply', async () => {
     const doc = (await server.api('GET', '/openapi.json')).body;
-    const schema = doc.paths['/decks/{deckId}'].patch.requestBody.content['application/json'].schema.properties.tags;
+    const body = doc.paths['/decks/{deckId}'].patch.requestBody.content['application/json'].schema;
+    // A named shape is a $ref into components.schemas.
+    const patch = body.$ref ? doc.components.schemas[String(body.$ref).split('/').pop() as string] : body;
+    const schema = patch.properties.tags;
     assert.equal(schema.maxItems, 200);
     assert.equal(schema.items.maxLength, undefined);
     assert.match(schema.description, /at most 20 tags of at most 40 characters/);

@@ -28,10 +28,9 @@ describe('error envelope', () => {
   });
   after(async () => { await server.close(); });
 
-  test('should answer unknown routes and methods with 404 NOT_FOUND, with or without a token', async () => {
+  test('should answer unknown routes with 404 NOT_FOUND, with or without a token', async () => {
     const requests: [string, string][] = [
-      ['GET', '/nope'], ['GET', '/decks/x/y/z'], ['DELETE', `/decks/${deckId}`], ['POST', '/whoami'],
-      ['PUT', `/decks/${deckId}`], ['GET', '/reviews/rev_x/nothing'],
+      ['GET', '/nope'], ['GET', '/decks/x/y/z'], ['DELETE', '/nope'], ['GET', '/reviews/rev_x/nothing'],
     ];
     for (const [method, path] of requests) {
       assertEnvelope(await server.api(method, path), 404, 'NOT_FOUND');
@@ -41,6 +40,17 @@ describe('error envelope', () => {
     const page = await server.api('GET', `${server.url}/definitely-not-a-page`, { token });
     assert.equal(page.status, 404);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  });
+
+  test('should answer a known path with another method with 405 METHOD_NOT_ALLOWED, with or without a token', async () => {
+    const requests: [string, string][] = [['DELETE', `/decks/${deckId}`], ['POST', '/whoami'], ['PUT', `/decks/${deckId}`]];
+    for (const [method, path] of requests) {
+      for (const options of [{}, { token }]) {
+        const res = await server.api(method, path, options);
+        assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
+        assert.ok((res.headers.get('allow') ?? '').includes('GET'));
+      }
+    }
   });
 
   test('should answer a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE on every body route', async () => {

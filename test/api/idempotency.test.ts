@@ -86,6 +86,23 @@ describe('Idempotency-Key', () => {
     assert.equal(await deckCount(alice), before);
   });
 
+  test('should replay, not refuse, the same key with the same JSON in another key order', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    const key = newKey();
+    const first = await append(alice, deckId, { cards: [{ front: 'q', back: 'a', extras: { subject: 's', topic: 't' } }] }, key);
+    assertFresh(first, 200);
+    const reordered = { cards: [{ extras: { topic: 't', subject: 's' }, back: 'a', front: 'q' }] };
+    assertReplayOf(await append(alice, deckId, reordered, key), first);
+    assert.equal(await cardCount(alice, deckId), 2);
+
+    const importKey = newKey();
+    const body = deckBody(1, 'ordered');
+    const created = await importDeck(alice, body, importKey);
+    assertFresh(created, 201);
+    const shuffled = { cards: body.cards, deck: Object.fromEntries(Object.entries(body.deck).reverse()) };
+    assertReplayOf(await importDeck(alice, shuffled, importKey), created);
+  });
+
   test("should run another user's request with the same key afresh", async () => {
     const key = newKey();
     const aliceRes = await importDeck(alice, deckBody(1, 'shared key'), key);

@@ -127,18 +127,43 @@ describe('the OpenAPI document', () => {
 
   test('should document the markdown variants of GET /decks/{deckId} and POST /decks/import', () => {
     const getDeck = doc.paths['/decks/{deckId}'].get;
-    assert.ok(getDeck.responses['200']?.content?.['text/markdown'], 'GET deck 200 text/markdown');
+    assert.deepEqual(Object.keys(getDeck.responses['200']?.content ?? {}), ['application/json'], 'GET deck 200 typed as JSON');
+    assert.ok((getDeck.responses['200'] as Record<string, any>)['x-alternative-content']?.['text/markdown'], 'GET deck 200 text/markdown by Accept');
+    assert.ok(doc.paths['/decks/{deckId}/markdown']?.get?.responses['200']?.content?.['text/markdown'], 'GET deck markdown 200 text/markdown');
     const importDeck = doc.paths['/decks/import'].post as unknown as { requestBody: { content: Record<string, unknown> } };
     assert.deepEqual(Object.keys(importDeck.requestBody.content).sort(), ['application/json', 'text/markdown']);
   });
 
-  test('should require the bearer token everywhere but on /openapi.json', () => {
+  test('should require a token everywhere but on /openapi.json, naming each operation\'s scope as OAuth2 and bearer scopes', () => {
     const global = (doc as unknown as { security: unknown[] }).security;
-    assert.deepEqual(global, [{ bearerAuth: [] }]);
+    assert.deepEqual(global, [{ oauth2: [] }, { bearerAuth: [] }]);
+    const scopes: Record<string, string[]> = {
+      'GET /whoami': [], 'GET /decks': ['decks:read'], 'GET /decks/{deckId}': ['decks:read'], 'POST /decks/import': ['decks:write'],
+      'POST /decks/{deckId}/cards': ['decks:write'], 'POST /reviews': ['reviews:write'], 'GET /reviews/{sessionId}': ['reviews:read'],
+    };
     for (const [name, operation] of operations) {
       if (name === 'GET /openapi.json') assert.deepEqual(operation.security, []);
       else assert.notDeepEqual(operation.security, [], name);
+      const scope = scopes[name];
+      if (scope) assert.deepEqual(operation.security, [{ oauth2: scope }, { bearerAuth: scope }], name);
     }
+    const flows = (doc as unknown as { components: { securitySchemes: { oauth2: { flows: { authorizationCode: { authorizationUrl: string; tokenUrl: string; scopes: Record<string, string> } } } } } })
+      .components.securitySchemes.oauth2.flows.authorizationCode;
+    assert.equal(flows.authorizationUrl, `${PUBLIC_URL}/oauth/authorize`);
+    assert.equal(flows.tokenUrl, `${PUBLIC_URL}/oauth/token`);
+    assert.deepEqual(Object.keys(flows.scopes).sort(), ['decks:delete', 'decks:read', 'decks:write', 'public-decks:read', 'reviews:read', 'reviews:write']);
+  });
+
+  test('should name its shapes, type error details and document response headers', () => {
+    const components = (doc as unknown as { components: { schemas: Record<string, unknown>; headers: Record<string, unknown> } }).components;
+    for (const name of ['Deck', 'DeckSummary', 'DeckList', 'Card', 'CardInput', 'ImportResult', 'AppendCardsResult', 'Capacity', 'WhoAmI', 'ErrorDetails']) {
+      assert.ok(components.schemas[name], name);
+    }
+    for (const name of ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed', 'X-Request-Id', 'ETag']) assert.ok(components.headers[name], name);
+    const text = JSON.stringify(doc);
+    assert.equal(text.includes('"Default Response"'), false);
+    const info = (doc as unknown as { info: { contact?: unknown } }).info;
+    assert.ok(info.contact);
   });
 
   test('should pass redocly lint with the project configuration', () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type DeckFixture, assertSchemaInvalidAt as assertRefused, startServerWithDeck } from '../helpers/fixtures.ts';
+import { startServerWithUser, type TestServer } from '../helpers/server.ts';
 
 const LONE = ['\ud800', '\udfff', 'a\ud83e', '\udde0b'];
 // Edges that are text and must come back unchanged.
@@ -99,5 +100,30 @@ describe('Unicode text', () => {
       token: f.user.token, body: '---\nversion: 1\n---\n# T\n\n<!-- card\nextras:\n  templateData: {"a":{"\\\\":1}}\n-->\n## Front\nq\n', headers: { 'content-type': 'text/markdown' },
     });
     assertRefused(md, 'cards[0].extras.templateData.a.\\', 'markdown');
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  let server: TestServer;
+  let token: string;
+  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
+  after(async () => { await server.close(); });
+
+  const INVALID = [Buffer.from([0xff]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc0, 0xaf])];
+
+  test('should refuse a JSON or markdown body with bytes that are not UTF-8 with 400 BAD_REQUEST, storing nothing', async () => {
+    const before = (await server.api('GET', '/decks/capacity', { token })).body.current_decks as number;
+    for (const bad of INVALID) {
+      const json = Buffer.concat([Buffer.from('{"deck":{"title":"t'), bad, Buffer.from('"},"cards":[{"front":"q","back":"a"}]}')]);
+      const res = await server.api('POST', '/decks/import', { token, body: json, headers: { 'content-type': 'application/json' } });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+      assert.match(res.body.error.message, /UTF-8/);
+      const markdown = Buffer.concat([Buffer.from('---\nversion: 1\nlang: en\n---\n# T'), bad, Buffer.from('\n\n## Front\nq\n\n## Back\na\n')]);
+      const md = await server.api('POST', '/decks/import', { token, body: markdown, headers: { 'content-type': 'text/markdown' } });
+      assert.equal(md.status, 400, md.text);
+      assert.equal(md.body.error.code, 'BAD_REQUEST');
+    }
+    assert.equal((await server.api('GET', '/decks/capacity', { token })).body.current_decks, before);
   });
 });

@@ -66,7 +66,7 @@ describe('flashdeck CLI', () => {
       const email = newEmail();
       await cli(['users', 'add', email], env);
       await cli(['tokens', 'create', '--user', email, '--name', 'weekly', '--scopes', 'decks:read', '--expires-days', '7'], env);
-      const [line] = (await cli(['tokens', 'list', '--user', email], env)).split('\n');
+      const [, line] = (await cli(['tokens', 'list', '--user', email], env)).split('\n');
       const created = Date.parse(/created (\S+)/.exec(line ?? '')?.[1] ?? '');
       const expires = Date.parse(/expires (\S+)/.exec(line ?? '')?.[1] ?? '');
       assert.equal(expires - created, 7 * 86_400_000);
@@ -91,7 +91,7 @@ describe('flashdeck CLI', () => {
         ['tokens', 'create', '--user', email, '--name', 'n', '--scopes', 'decks:read', `--expires-days=${days}`], env,
       )));
       for (const run of runs) assertFailedWithOneLine(run, /expir/);
-      assert.equal(await cli(['tokens', 'list', '--user', email], env), '', 'no token was created');
+      assert.deepEqual((await cli(['tokens', 'list', '--user', email], env)).split('\n').slice(1), [], 'no token was created');
     });
 
     test('should refuse a missing --name', async () => {
@@ -108,10 +108,21 @@ describe('flashdeck CLI', () => {
       const token = await cli(['tokens', 'create', '--user', email, '--name', 'listed', '--scopes', 'decks:read,decks:write'], env);
       const who = await server.api('GET', '/whoami', { token });
       const out = await cli(['tokens', 'list', '--user', email], env);
-      const fields = out.split('\t');
+      const [header, row] = out.split('\n');
+      assert.deepEqual(header?.split('\t'), ['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES']);
+      const fields = (row ?? '').split('\t');
       assert.equal(fields[0], who.body.token.id);
       assert.deepEqual(fields.slice(1, 5), ['listed', who.body.token.prefix, 'decks:read,decks:write', 'active']);
       assert.ok(!out.includes(token.split('_')[3]), 'the secret must not be printed');
+    });
+
+    test('should print the header and say on stderr that a user has no tokens', async () => {
+      const email = newEmail();
+      await cli(['users', 'add', email], env);
+      const run = await runCli(['tokens', 'list', '--user', email], env);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout.trim(), ['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES'].join('\t'));
+      assert.match(run.stderr, /no tokens for/);
     });
 
     test('should revoke a token, show it revoked, and refuse revoking it again or an unknown id', async () => {
@@ -159,7 +170,7 @@ describe('flashdeck CLI', () => {
       let lines: string[] = [];
       const deadline = Date.now() + 5000;
       while (Date.now() < deadline) {
-        lines = (await cli(['tokens', 'activity', tokenId], env)).split('\n').filter((l) => l !== '');
+        lines = (await cli(['tokens', 'activity', tokenId], env)).split('\n').filter((l) => l !== '').slice(1);
         if (lines.length >= calls.length) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

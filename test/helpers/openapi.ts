@@ -6,14 +6,17 @@ import type { ValidateFunction } from 'ajv';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
-type Document = { paths: Record<string, Record<string, Operation>> };
+type Document = { paths: Record<string, Record<string, Operation>>; components?: object };
 
 export class OpenApiChecker {
   readonly #ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
   readonly #routes: { method: string; pattern: RegExp; operation: Operation; template: string }[] = [];
   readonly #compiled = new Map<object, ValidateFunction>();
 
+  readonly #components: object | undefined;
+
   constructor(document: Document) {
+    this.#components = document.components;
     for (const [template, methods] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, operation] of Object.entries(methods)) {
@@ -35,11 +38,13 @@ export class OpenApiChecker {
     if (!response) throw new Error(`OpenAPI: ${method} ${route.template} does not document status ${status}`);
     if (!response.content) return;
     const mediaType = (contentType ?? '').split(';')[0]?.trim() ?? '';
-    const media = response.content[mediaType];
+    // A representation chosen by Accept, documented beside the typed content (openapi-shape.ts).
+    const media = response.content[mediaType] ?? (response as { 'x-alternative-content'?: Record<string, { schema: object }> })['x-alternative-content']?.[mediaType];
     if (!media) throw new Error(`OpenAPI: ${method} ${route.template} ${status} does not document ${mediaType}`);
     let validate = this.#compiled.get(media.schema);
     if (!validate) {
-      validate = this.#ajv.compile(media.schema);
+      // The document's components beside the schema, so its #/components/... references resolve.
+      validate = this.#ajv.compile({ ...media.schema, components: this.#components });
       this.#compiled.set(media.schema, validate);
     }
     if (!validate(body)) {

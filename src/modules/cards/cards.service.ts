@@ -4,7 +4,7 @@ import { newId } from '../../ids.ts';
 import type { Actor } from '../identity/principal.ts';
 import { writeDeck } from '../decks/deck-write.ts';
 import { cardDto } from '../decks/decks.mappers.ts';
-import { findCard, insertCards, updateCardData, type StoredCard } from '../decks/decks.repository.ts';
+import { findCard, insertCards, listCards, setCardPositions, updateCardData, type StoredCard } from '../decks/decks.repository.ts';
 import { MAX_CARDS_PER_DECK, type AppendCardsResult, type CardDto, type CardInput, type CardPatch } from '../decks/decks.schemas.ts';
 import { contentHash } from './card-hash.ts';
 import { normaliseCard, patchCard, serialiseContent, type CardContent } from './card-content.ts';
@@ -68,6 +68,46 @@ export async function patchDeckCard(ctx: ServiceContext, actor: Actor, input: Pa
         columns: {},
         apply: (trx) => updateCardData(trx, card.id, data, contentHash(data)),
         result: () => cardDto({ ...card, data }),
+      };
+    },
+  });
+}
+
+export interface MoveCardInput {
+  deckId: string;
+  cardId: string;
+  /** The card's new 0-based position; clamped to the deck. */
+  to: number;
+  ifMatch?: string | undefined;
+}
+
+/**
+ * Moves one card to another position, shifting the cards between; positions stay contiguous.
+ * Moving a card to where it is changes nothing, not even the version.
+ */
+export async function moveCard(ctx: ServiceContext, actor: Actor, input: MoveCardInput): Promise<{ version: string; order: number }> {
+  return writeDeck(ctx, actor, {
+    deckId: input.deckId,
+    named: 'path',
+    ifMatch: input.ifMatch,
+    find: async (trx, deck) => {
+      const card = await findCard(trx, deck.id, input.cardId);
+      if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${input.cardId} was not found in deck ${deck.id}`);
+      return card;
+    },
+    change: (_trx, deck, card) => {
+      const to = Math.max(0, Math.min(deck.cardCount - 1, Math.trunc(input.to)));
+      if (to === card.position) return { columns: null, result: (d) => ({ version: d.updatedAt, order: to }) };
+      return {
+        columns: {},
+        apply: async (trx, written) => {
+          const ids = (await listCards(trx, written.id)).map((c) => c.id);
+          ids.splice(card.position, 1);
+          ids.splice(to, 0, card.id);
+          const [low, high] = card.position < to ? [card.position, to] : [to, card.position];
+          await setCardPositions(trx, written.id, ids.slice(low, high + 1).map((id, i) => ({ id, position: low + i })));
+        },
+        result: (d) => ({ version: d.updatedAt, order: to }),
       };
     },
   });

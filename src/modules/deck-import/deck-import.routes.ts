@@ -19,7 +19,7 @@ export const deckImportRoutes: RouteModule = (app, { ctx, idempotent }) => {
         'A `targetDeckId` of another user is 404 DECK_NOT_FOUND. Markdown that cannot be parsed is PARSE_FAILED with `details.line`; see docs/deck-markdown.md for the format.',
       ].join('\n\n'),
       querystring: Type.Object({
-        mode: Type.Enum(['create', 'update'], { default: 'create' }),
+        mode: Type.Optional(Type.Enum(['create', 'update'], { default: 'create' })),
         targetDeckId: Type.Optional(PathId('Required when mode=update')),
       }),
       headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), 'if-match': Type.Optional(IfMatchHeader) }),
@@ -43,7 +43,7 @@ export const deckImportRoutes: RouteModule = (app, { ctx, idempotent }) => {
     return idempotent(request, reply, async (beforeCommit) => {
       const result = await importDeck(ctx, principalOf(request), {
         source: typeof body === 'string' ? { format: 'markdown', text: body } : { format: 'json', body },
-        mode: request.query.mode,
+        mode: request.query.mode ?? 'create',
         targetDeckId: request.query.targetDeckId,
         ifMatch: request.headers['if-match'],
       }, beforeCommit);

@@ -50,7 +50,10 @@ function toYaml(entries: Record<string, unknown>): string {
   return out;
 }
 
-export function exportDeckMarkdown(deck: DeckDetail): string {
+/** What an export needs of a deck: a read's fields (the URLs and times are not written). */
+export type ExportableDeck = Partial<DeckDetail> & Pick<DeckDetail, 'title' | 'visibility' | 'cards'>;
+
+export function exportDeckMarkdown(deck: ExportableDeck): string {
   const front: Record<string, unknown> = { version: DECK_MARKDOWN_VERSION };
   const heading = fitsHeading(deck.title);
   if (!heading) front.title = deck.title;

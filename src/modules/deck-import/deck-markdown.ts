@@ -7,7 +7,7 @@ import { BLANK, CARD_META_KEYS, DECK_MARKDOWN_VERSION, EXTRAS_KEYS, FRONT_MATTER
 import { QUOTE_HINT, caseHint, checkKeys, isPlainObject, optionalString, readYamlMapping, yamlBudget, type YamlBudget } from './deck-markdown-yaml.ts';
 
 export { DECK_MARKDOWN_VERSION } from './deck-markdown-syntax.ts';
-export { exportDeckMarkdown } from './deck-markdown-export.ts';
+export { exportDeckMarkdown, type ExportableDeck } from './deck-markdown-export.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Parsing

@@ -61,14 +61,26 @@ export async function requireOwnedDeck(db: Db, actor: Actor, deckId: string, nam
   return deck as DeckRecord;
 }
 
-/** If-Match: a stale version is VERSION_MISMATCH. Quotes (ETag style) are accepted. */
-function assertVersion(deck: DeckRecord, expected: string | undefined): void {
-  if (expected === undefined) return;
-  const value = expected.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
-  if (value === '*') return;
-  if (value !== deck.updatedAt) {
-    throw new AppError('VERSION_MISMATCH', `The deck's version is ${deck.updatedAt}, not ${value}`, { currentVersion: deck.updatedAt });
+/**
+ * Whether an If-Match header holds `version` (RFC 9110): `*`, or a comma-separated list with the
+ * version as a strong entity tag (`"<version>"`, the deck's ETag) or bare (quotes are optional). A
+ * weak tag (`W/"..."`) never matches: If-Match compares strongly. Linear in the header's length.
+ */
+export function ifMatchHolds(header: string, version: string): boolean {
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag === '*') return true;
+    if (tag.startsWith('W/')) continue;
+    const value = tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"') ? tag.slice(1, -1) : tag;
+    if (value === version) return true;
   }
+  return false;
+}
+
+/** If-Match: a stale version is VERSION_MISMATCH. */
+function assertVersion(deck: DeckRecord, expected: string | undefined): void {
+  if (expected === undefined || ifMatchHolds(expected, deck.updatedAt)) return;
+  throw new AppError('VERSION_MISMATCH', `The deck's version is ${deck.updatedAt}, not ${expected.slice(0, 100)}`, { currentVersion: deck.updatedAt });
 }
 
 async function run<R, T>(ctx: ServiceContext, actor: Actor, write: DeckWrite<R, T>, withCards: boolean) {

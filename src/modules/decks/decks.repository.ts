@@ -123,3 +123,10 @@ export async function deleteCardsOfDeck(db: Db, deckId: string): Promise<void> {
 export async function updateCardData(db: Db, cardId: string, data: string, hash: string): Promise<void> {
   await db.updateTable('cards').set({ data, content_hash: hash }).where('id', '=', cardId).execute();
 }
+
+/** Gives cards new positions (a reorder); the caller keeps the positions of a deck contiguous. */
+export async function setCardPositions(db: Db, deckId: string, moves: readonly { id: string; position: number }[]): Promise<void> {
+  for (const move of moves) {
+    await db.updateTable('cards').set({ position: move.position }).where('id', '=', move.id).where('deck_id', '=', deckId).execute();
+  }
+}

@@ -85,7 +85,8 @@ const side = (description: string) => Nullable(Type.String({ maxLength: 4000, de
 export const CardInputSchema = Type.Object({
   front: Type.Optional(side('Front side; at least one of front or back must be a non-empty string')),
   back: Type.Optional(side('Back side')),
-  oneSided: Type.Optional(Type.Boolean({ default: false })),
+  // Default false; not a schema default, which generators would make a required request field.
+  oneSided: Type.Optional(Type.Boolean({ description: 'Default false' })),
   frontMedia: Type.Optional(SideMediaSchema),
   backMedia: Type.Optional(SideMediaSchema),
   extras: Type.Optional(CardExtrasInputSchema),
@@ -178,14 +179,15 @@ const summaryFields = {
   visibility: VisibilitySchema,
   cardCount: Type.Integer({ minimum: 0 }),
   version: Nullable(Type.String({ format: 'date-time', description: "Optimistic-concurrency token: the deck's last-update time. Send it as If-Match." })),
-  description: Type.Optional(Nullable(Type.String())),
-  lang: Type.Optional(Nullable(Type.String())),
-  tags: Type.Optional(Type.Array(Type.String())),
-  thumbnail: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
-  previewUrl: Type.Optional(Type.String({ format: 'uri', description: 'Learning view' })),
-  editUrl: Type.Optional(Type.String({ format: 'uri', description: 'Owner editor' })),
-  updatedAt: Type.Optional(Nullable(DateTime)),
-  createdAt: Type.Optional(Nullable(DateTime)),
+  // Optional in the spec, but always returned: required here, so generated clients need no checks.
+  description: Nullable(Type.String()),
+  lang: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  thumbnail: Nullable(Type.String({ format: 'uri' })),
+  previewUrl: Type.String({ format: 'uri', description: 'Learning view' }),
+  editUrl: Type.String({ format: 'uri', description: 'Owner editor' }),
+  updatedAt: Nullable(DateTime),
+  createdAt: Nullable(DateTime),
 };
 
 export const DeckSummarySchema = Type.Object(summaryFields, { additionalProperties: false });

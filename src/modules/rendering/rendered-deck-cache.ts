@@ -2,7 +2,7 @@
 // Pure: the pages hand in the deck's id, version and cards; nothing here reads a store.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CardDto } from '../decks/decks.schemas.ts';
-import { ByteBoundedLru } from './byte-bounded-lru.ts';
+import { ByteBoundedLru } from '../../lru.ts';
 import { renderCard, renderedCardLength, type RenderedCard } from './card-renderer.ts';
 import type { MathBudget } from './latex-side.ts';
 

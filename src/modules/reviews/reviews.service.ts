@@ -98,6 +98,15 @@ export async function startSession(ctx: ServiceContext, actor: Actor, input: { d
   });
 }
 
+/**
+ * The user's active session of a deck, or null: a read that starts nothing (the learning view
+ * asks this first, so a view of a deck under review is no write).
+ */
+export async function findActiveSessionOfDeck(ctx: ServiceContext, actor: Actor, input: { deckId: string }): Promise<Session | null> {
+  const active = await findActiveSession(ctx.db, actor.userId, input.deckId);
+  return active === null ? null : sessionView(active, await listAnswers(ctx.db, active.id));
+}
+
 export async function getSession(ctx: ServiceContext, actor: Actor, input: { sessionId: string }): Promise<Session> {
   const session = await requireSession(ctx.db, actor, input.sessionId);
   return sessionView(session, await listAnswers(ctx.db, session.id));

@@ -16,11 +16,12 @@ import { reviewsRoutes } from '../../modules/reviews/reviews.routes.ts';
 import { whoamiRoutes } from '../../modules/tokens/whoami.routes.ts';
 import { protectedResource, type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { bodyAjv, queryAjv } from '../../validation.ts';
-import { jsonErrorHandler, jsonNotFound } from '../errors.ts';
+import { jsonErrorHandler } from '../errors.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import { registerApiContentTypes } from './content-types.ts';
 import { bindIdempotentRoutes, idempotentReply } from './idempotency.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
+import { methodNotAllowed, registerHttpSemantics } from './http-semantics.ts';
 import { decorateApiRequest } from './request.ts';
 import { bindRoutePolicy } from './route-policy.ts';
 
@@ -88,8 +89,9 @@ export function apiSurface(): ApiSurface {
     // mappers already produce exact shapes (responses are checked against the OpenAPI document in tests).
     api.setSerializerCompiler(() => (data) => JSON.stringify(data));
     api.setErrorHandler(jsonErrorHandler);
-    // Unknown routes under {base_url} answer from this scope, so they carry the CORS headers too.
-    api.setNotFoundHandler(jsonNotFound);
+    // Unknown routes under {base_url} answer from this scope, so they carry the CORS headers too;
+    // a known path under another method is 405 with Allow.
+    api.setNotFoundHandler(methodNotAllowed(api));
     registerApiContentTypes(api);
     decorateApiRequest(api);
     await api.register(cors, {
@@ -98,8 +100,12 @@ export function apiSurface(): ApiSurface {
       allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'],
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
       maxAge: 600,
+      // OPTIONS without Access-Control-Request-Method is answered like a preflight (204), not
+      // with the plugin's text/plain 400.
+      strictPreflight: false,
     });
-    await registerOpenApi(api, `${ctx.publicUrl}${API_PREFIX}`);
+    await registerHttpSemantics(api);
+    await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
     bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
     bindIdempotentRoutes(api);
     api.addHook('onRoute', (route) => {

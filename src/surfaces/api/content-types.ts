@@ -7,6 +7,19 @@ import { parseJsonText } from '../json-text.ts';
 
 const DEFAULT_ACCEPTS = ['application/json'] as const;
 
+// Fatal: bytes that are not UTF-8 are refused, not turned into U+FFFD and stored as if sent.
+// A leading byte-order mark is kept, as before (JSON refuses it; markdown treats it as text).
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body as text, or a 400 when it is not UTF-8 (both formats are UTF-8 by definition). */
+function utf8Text(body: Buffer): string {
+  try {
+    return UTF8.decode(body);
+  } catch {
+    throw new AppError('BAD_REQUEST', 'The request body is not valid UTF-8');
+  }
+}
+
 function mediaType(header: string | undefined): string | null {
   if (!header) return null;
   return (header.split(';')[0] ?? '').trim().toLowerCase();
@@ -21,8 +34,14 @@ export function registerApiContentTypes(app: Api): void {
   // An empty JSON body is no body: routes without one (complete a review) accept it, routes
   // that need one answer BAD_REQUEST below. Keys that poison prototypes are refused, with a
   // message that says so (the markdown parser refuses the same keys).
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    let text: string;
+    try {
+      text = utf8Text(body as Buffer);
+    } catch (error) {
+      done(error as AppError, undefined);
+      return;
+    }
     if (text.trim() === '') {
       done(null, undefined);
       return;
@@ -33,7 +52,13 @@ export function registerApiContentTypes(app: Api): void {
       done(error as AppError, undefined);
     }
   });
-  app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('text/markdown', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, utf8Text(body as Buffer));
+    } catch (error) {
+      done(error as AppError, undefined);
+    }
+  });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'PUT')) return;

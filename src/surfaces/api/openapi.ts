@@ -5,7 +5,32 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import { sendJson, type Api } from '../../http.ts';
+import { AppendBodySchema, AppendCardsResultSchema, CapacitySchema, CardDtoSchema, CardExtrasInputSchema, CardExtrasSchema, CardInputSchema, CardPatchSchema, DeckDetailSchema, DeckListSchema, DeckMetaInputSchema, DeckPatchSchema, DeckSummarySchema, ImportBodySchema, ImportResultSchema, SideMediaSchema, WarningSchema } from '../../modules/decks/decks.schemas.ts';
+import { AnswerBodySchema, AnswerResultSchema, SessionSchema, SessionStatsSchema, StartSessionBodySchema } from '../../modules/reviews/reviews.schemas.ts';
+import { WhoAmISchema } from '../../modules/tokens/whoami.routes.ts';
+import { ErrorDetailsSchema } from '../../schemas/common.ts';
 import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
+import { shapeDocument, type NamedSchemas, type OperationFacts } from './openapi-shape.ts';
+
+/** Shapes with a name in components.schemas (generated clients get these type names). */
+const NAMED: NamedSchemas = {
+  Deck: DeckDetailSchema, DeckSummary: DeckSummarySchema, DeckList: DeckListSchema, DeckPatch: DeckPatchSchema,
+  DeckMetaInput: DeckMetaInputSchema, Card: CardDtoSchema, CardInput: CardInputSchema, CardPatch: CardPatchSchema,
+  CardExtras: CardExtrasSchema, CardExtrasInput: CardExtrasInputSchema, SideMedia: SideMediaSchema,
+  ImportRequest: ImportBodySchema, ImportResult: ImportResultSchema, ImportWarning: WarningSchema,
+  AppendCardsRequest: AppendBodySchema, AppendCardsResult: AppendCardsResultSchema, Capacity: CapacitySchema, WhoAmI: WhoAmISchema,
+  ReviewSession: SessionSchema, ReviewStats: SessionStatsSchema, StartReviewRequest: StartSessionBodySchema,
+  AnswerRequest: AnswerBodySchema, AnswerResult: AnswerResultSchema, ErrorDetails: ErrorDetailsSchema,
+};
+
+const SCOPE_WORDS: Record<(typeof TOKEN_SCOPES)[number], string> = {
+  'decks:read': 'List and read decks',
+  'decks:write': 'Create and update decks and cards',
+  'reviews:read': 'Read review sessions',
+  'reviews:write': 'Start review sessions, record answers, complete them',
+  'decks:delete': 'Delete decks (personal access tokens only; no operation uses it yet)',
+  'public-decks:read': 'Read public decks (personal access tokens only; no operation uses it yet)',
+};
 
 export const DOCUMENT_VERSION = '1.6.0';
 
@@ -42,8 +67,19 @@ Every call needs \`Authorization: Bearer <token>\` (a personal access token \`sv
 **Review sessions.** \`reviews:write\` starts, answers and completes; \`reviews:read\` reads. Decks not owned by the user are 404 DECK_NOT_FOUND there, other users' sessions 404 SESSION_NOT_FOUND. Scheduling is FSRS, per user and card.`;
 
 /** Collects the API's routes into the document (register before them); serves the docs under `docs`. */
-export async function registerOpenApi(api: Api, baseUrl: string): Promise<void> {
+export async function registerOpenApi(api: Api, publicUrl: string, prefix: string): Promise<void> {
+  const baseUrl = `${publicUrl}${prefix}`;
+  const facts = new Map<string, OperationFacts>();
+  api.addHook('onRoute', (route) => {
+    const id = (route.schema as { operationId?: unknown } | undefined)?.operationId;
+    if (typeof id !== 'string') return;
+    const auth = route.config?.auth;
+    facts.set(id, { ...(auth ? { scope: auth.scope } : {}), idempotent: route.config?.idempotency !== undefined, etag: id === 'getDeck' || id === 'exportDeckMarkdown' });
+  });
   await api.register(swagger, {
+    transformObject: (documents) => ('openapiObject' in documents
+      ? shapeDocument(documents.openapiObject as Record<string, unknown>, NAMED, facts) as never
+      : documents.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -51,6 +87,7 @@ export async function registerOpenApi(api: Api, baseUrl: string): Promise<void> 
         version: DOCUMENT_VERSION,
         description: DESCRIPTION,
         license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'Flashdeck operator', url: publicUrl },
       },
       servers: [{ url: baseUrl }],
       components: {
@@ -58,11 +95,23 @@ export async function registerOpenApi(api: Api, baseUrl: string): Promise<void> 
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `Personal access token. Scopes: ${TOKEN_SCOPES.join(', ')}.`,
+            description: `Personal access token (\`svc_pat_<prefix>_<secret>\`) or OAuth access token. Scopes: ${TOKEN_SCOPES.join(', ')}.`,
+          },
+          oauth2: {
+            type: 'oauth2',
+            description: 'OAuth 2.1 authorization code with PKCE (S256); access tokens are bound to this API as their resource (RFC 8707).',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${publicUrl}/oauth/authorize`,
+                tokenUrl: `${publicUrl}/oauth/token`,
+                refreshUrl: `${publicUrl}/oauth/token`,
+                scopes: SCOPE_WORDS,
+              },
+            },
           },
         },
       },
-      security: [{ bearerAuth: [] }],
+      security: [{ oauth2: [] }, { bearerAuth: [] }],
       tags: [
         { name: 'account', description: 'The calling principal' },
         { name: 'decks', description: 'Decks and import' },

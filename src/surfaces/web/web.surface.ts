@@ -9,6 +9,7 @@
 // the API and the CLI (docs/architecture.md, "Web surface").
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -26,6 +27,7 @@ import { ROOT_PLUGIN } from '../root.ts';
 import { webErrorHandler, webNotFound } from './errors.ts';
 import { accountPages } from './pages/account.pages.ts';
 import { homePages } from './pages/home.pages.ts';
+import { learningPages } from './pages/learning.pages.ts';
 import { oauthPages } from './pages/oauth.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
 import { csrfUserInfo } from './render.ts';
@@ -56,13 +58,18 @@ export interface WebDeps {
 export type WebModule = (scope: FastifyInstance, deps: WebDeps) => void;
 
 /** Every page module, in order. Add yours here. */
-const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, oauthPages];
+const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, learningPages, oauthPages];
 
 export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config, oauth }) => {
   scope.removeAllContentTypeParsers();
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   scope.setErrorHandler(webErrorHandler);
   scope.setNotFoundHandler(webNotFound);
+  // Pages and assets compressed (a 100-entry activity page is ~46 KB of HTML, ~6 KB on the wire).
+  // A page that shows a secret beside text from the request (the new token) turns it off
+  // (`compress: false` on its route), so a BREACH-style guess cannot read it from the sizes;
+  // CSRF tokens are salted anew on every page.
+  await scope.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
   await scope.register(helmet, helmetOptions());
   await scope.register(cookie);
   await scope.register(csrf, {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { normaliseCard } from '../../../src/modules/cards/card-content.ts';
 import { exportDeckMarkdown, parseDeckMarkdown } from '../../../src/modules/deck-import/deck-markdown.ts';
-import type { CardInput, DeckDetail } from '../../../src/modules/decks/decks.schemas.ts';
+import type { ExportableDeck } from '../../../src/modules/deck-import/deck-markdown.ts';
+import type { CardInput } from '../../../src/modules/decks/decks.schemas.ts';
 import { HOSTILE_UNITS, LINEAR_BOUND, growth, runsOf } from '../../helpers/growth.ts';
 
 // The longest side the API takes is 4000 characters; the pure functions also take longer ones.
@@ -50,7 +51,7 @@ describe('linear work over card text', () => {
       const [run] = runsOf(unit, 1);
       assertLinear(`exportDeckMarkdown ${JSON.stringify(unit)}`, (n) => {
         const text = (run).repeat(Math.floor(n / (run).length));
-        const deck: DeckDetail = {
+        const deck: ExportableDeck = {
           id: 'dck_x', title: 'T', visibility: 'private', cardCount: 2, version: null, lang: 'en', tags: [], description: text,
           cards: [
             { id: 'crd_a', order: 0, front: text, back: `b${text}`, oneSided: false, extras: { frontType: 'text', backType: 'markdown', info: text } },

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { AppError } from '../../../src/errors.ts';
 import { normaliseCard, type CardContent } from '../../../src/modules/cards/card-content.ts';
-import { exportDeckMarkdown, parseDeckMarkdown } from '../../../src/modules/deck-import/deck-markdown.ts';
+import { exportDeckMarkdown, parseDeckMarkdown, type ExportableDeck } from '../../../src/modules/deck-import/deck-markdown.ts';
 import {
   CARD_DIFFICULTIES, CARD_DIRECTIONS, CARD_TYPES, CONTENT_TYPES, ImportBodySchema, RETIRED_CARD_TYPES, TEMPLATES, VISIBILITIES,
   type DeckDetail, type DeckMetaInput,
@@ -226,7 +226,7 @@ test('should reject a document without cards', () => {
 
 // --- export ---------------------------------------------------------------------------------------
 
-function detail(title: string, cards: CardContent[], meta: Partial<DeckDetail> = {}): DeckDetail {
+function detail(title: string, cards: CardContent[], meta: Partial<DeckDetail> = {}): ExportableDeck {
   return {
     id: 'dck_1', title, visibility: 'private', cardCount: cards.length, version: null, lang: 'en', ...meta,
     cards: cards.map((c, order) => ({ id: `crd_${order}`, order, ...c })),

@@ -46,7 +46,8 @@ export function tokenPages(scope: FastifyInstance, { ctx }: WebDeps): void {
     return renderPage(request, reply, 'tokens', await listPage(viewerOf(request), {}));
   });
 
-  scope.post('/settings/tokens', SIGNED_IN_FORM, async (request, reply) => {
+  // Not compressed: the response holds the new token beside the name the form sent (see web.surface.ts).
+  scope.post('/settings/tokens', { ...SIGNED_IN_FORM, compress: false }, async (request, reply) => {
     const viewer = viewerOf(request);
     const form = {
       name: field(request.body, 'name'),

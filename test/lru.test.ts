@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ByteBoundedLru } from '../../../src/modules/rendering/byte-bounded-lru.ts';
+import { ByteBoundedLru } from '../src/lru.ts';
 
 const lru = (max: number) => new ByteBoundedLru<string>(max, (value) => value.length);
 

@@ -1,0 +1,112 @@
+// The learning view's reads and the owner's ratings, for the web pages. No HTTP: the pages call
+// these with the signed-in person (or null) as the actor. Visibility (DECISIONS "Web pages"):
+// a private deck exists only for its owner; anyone else, signed in or not, is told it does not
+// exist, exactly as for a missing deck. Ratings go through the review service the API uses.
+import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import type { Actor } from '../identity/principal.ts';
+import { cardDto } from '../decks/decks.mappers.ts';
+import { findDeck, listCards, type DeckRecord } from '../decks/decks.repository.ts';
+import type { RenderedCard } from '../rendering/card-renderer.ts';
+import { RenderedDeckCache, type RenderedDeck } from '../rendering/rendered-deck-cache.ts';
+import { answerCard, completeSession, findActiveSessionOfDeck, getSession, startSession } from '../reviews/reviews.service.ts';
+import type { ReviewRating, Session } from '../reviews/reviews.schemas.ts';
+
+// One rendered-deck cache per service context, so per app (the API's body cache is its sibling).
+const caches = new WeakMap<ServiceContext, RenderedDeckCache>();
+
+export function renderedDecksOf(ctx: ServiceContext): RenderedDeckCache {
+  let cache = caches.get(ctx);
+  if (cache === undefined) {
+    cache = new RenderedDeckCache();
+    caches.set(ctx, cache);
+  }
+  return cache;
+}
+
+export interface DeckPage {
+  deck: DeckRecord;
+  /** Whether the viewer is the deck's owner (who rates and edits). */
+  isOwner: boolean;
+  rendered: RenderedDeck;
+}
+
+/** One refusal for a missing deck and a deck one may not see: the page must not tell them apart. */
+function notFound(): AppError {
+  return new AppError('DECK_NOT_FOUND', 'There is no deck at this address, or it is not shared with you.');
+}
+
+/** Whether `viewer` may see the deck in the learning view. */
+export function canView(deck: Pick<DeckRecord, 'userId' | 'visibility'>, viewer: Actor | null): boolean {
+  return deck.visibility !== 'private' || viewer?.userId === deck.userId;
+}
+
+/**
+ * A deck the viewer may see, rendered (once per deck version, shared by every view of it):
+ * DECK_NOT_FOUND for a missing deck and for another person's private deck alike.
+ */
+export async function openDeck(ctx: ServiceContext, viewer: Actor | null, input: { deckId: string }): Promise<DeckPage> {
+  const deck = await findDeck(ctx.db, input.deckId);
+  if (deck === null || !canView(deck, viewer)) throw notFound();
+  const cache = renderedDecksOf(ctx);
+  const rendered = cache.get(deck.id, deck.updatedAt)
+    ?? await cache.render(deck.id, deck.updatedAt, (await listCards(ctx.db, deck.id)).map(cardDto));
+  return { deck, isOwner: viewer?.userId === deck.userId, rendered };
+}
+
+/** The deck for its owner only (the editor): DECK_NOT_FOUND for anyone else, as in the learning view. */
+export async function openOwnDeck(ctx: ServiceContext, owner: Actor, input: { deckId: string }): Promise<DeckPage> {
+  const page = await openDeck(ctx, owner, input);
+  if (!page.isOwner) throw notFound();
+  return page;
+}
+
+export type StudyState =
+  | { kind: 'card'; session: Session; card: RenderedCard; position: number }
+  | { kind: 'nothing-due'; session: Session }
+  | { kind: 'completed'; session: Session };
+
+function nextCard(session: Session, rendered: RenderedDeck): { card: RenderedCard; position: number } | null {
+  const answered = new Set(session.answers.map((a) => a.cardId));
+  const byId = new Map(rendered.cards.map((card) => [card.id, card]));
+  for (const id of session.cards) {
+    const card = byId.get(id);
+    if (!answered.has(id) && card !== undefined) return { card, position: session.answers.length + 1 };
+  }
+  return null;
+}
+
+/**
+ * The owner's review of the deck: the active session resumed (or a new one started, as
+ * `POST /reviews` with `resume: true` does) and its next unanswered card. A session with every
+ * card answered (say, through the API) is completed here; `sessionId` names a finished session
+ * whose statistics the page shows.
+ */
+export async function studyDeck(ctx: ServiceContext, owner: Actor, page: DeckPage, input: { sessionId?: string | undefined }): Promise<StudyState> {
+  if (input.sessionId !== undefined) {
+    const session = await getSession(ctx, owner, { sessionId: input.sessionId });
+    if (session.deckId !== page.deck.id) throw new AppError('SESSION_NOT_FOUND', `Review session ${input.sessionId} was not found`);
+    if (session.status === 'completed') return { kind: 'completed', session };
+  }
+  const session = await findActiveSessionOfDeck(ctx, owner, { deckId: page.deck.id })
+    ?? await startSession(ctx, owner, { deckId: page.deck.id, resume: true });
+  if (session.cards.length === 0) return { kind: 'nothing-due', session };
+  const next = nextCard(session, page.rendered);
+  if (next === null) return { kind: 'completed', session: await completeSession(ctx, owner, { sessionId: session.id }) };
+  return { kind: 'card', session, ...next };
+}
+
+export interface RateInput {
+  sessionId: string;
+  cardId: string;
+  rating: ReviewRating;
+  durationMs?: number | undefined;
+}
+
+/** One rating, through the review service; the session is completed with its last card. */
+export async function rateCard(ctx: ServiceContext, owner: Actor, input: RateInput): Promise<{ completed: boolean }> {
+  const result = await answerCard(ctx, owner, input);
+  if (result.progress.remaining > 0) return { completed: false };
+  await completeSession(ctx, owner, { sessionId: input.sessionId });
+  return { completed: true };
+}

@@ -1,0 +1,182 @@
+// The learning view (/decks/:deckId) and the owner editor (/decks/:deckId/edit), thin like the
+// API's routes: read the request, call a service, render a template or redirect. A deck one may
+// not see is DECK_NOT_FOUND, the web surface's 404 page, the same as for a deck that does not
+// exist; a spent card-write bucket is its 429 page with Retry-After. These pages show KaTeX, so
+// their CSP allows style attributes (and https images, for card media). docs/learning-view.md.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { AppError } from '../../../errors.ts';
+import type { Actor } from '../../../modules/identity/principal.ts';
+import { cardDto } from '../../../modules/decks/decks.mappers.ts';
+import { listCards } from '../../../modules/decks/decks.repository.ts';
+import {
+  addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
+} from '../../../modules/learning/editor.service.ts';
+import { openDeck, openOwnDeck, rateCard, studyDeck } from '../../../modules/learning/learning.service.ts';
+import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
+import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
+import { pageHelmet } from '../security.ts';
+import { viewerOf } from '../session.ts';
+import type { WebDeps } from '../web.surface.ts';
+import { browseView, deckPath, editorView, indexable, previewHtml, renderedPreview, studyView, type EditorInput } from './learning.views.ts';
+
+/** KaTeX's stylesheet (and through it its fonts), the card stylesheet, these pages' own. */
+export const CARD_STYLESHEETS = ['/assets/katex/katex.min.css', '/assets/card.css', '/assets/learning.css'] as const;
+/** A card without a formula needs no KaTeX stylesheet (24 KiB and a request less before first paint). */
+const PLAIN_CARD_STYLESHEETS = CARD_STYLESHEETS.slice(1);
+
+function showsMath(view: object): boolean {
+  const card = (view as { card?: Record<string, string | null> }).card;
+  return card !== undefined && Object.values(card).some((html) => html?.includes('class="katex') === true);
+}
+
+const CARD_CSP = pageHelmet({ styleAttributes: true, httpsImages: true });
+const ANYONE_CARDS: RouteShorthandOptions = { helmet: CARD_CSP };
+const OWNER_CARDS: RouteShorthandOptions = { ...SIGNED_IN, helmet: CARD_CSP };
+const OWNER_FORM: RouteShorthandOptions = { ...SIGNED_IN_FORM, helmet: CARD_CSP };
+
+type Params = { deckId: string };
+type CardParams = Params & { cardId: string };
+type Query = Record<string, string | string[] | undefined>;
+
+function one(query: Query, name: string): string | undefined {
+  const value = query[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A form body as fields: every value a string; a repeated field is refused. */
+function formOf(body: unknown): FormFields {
+  if (body === null || typeof body !== 'object') return {};
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof value === 'string') out[key] = value;
+    else throw new AppError('BAD_REQUEST', `The form field ${key} must be sent once`, { field: key });
+  }
+  return out;
+}
+
+const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.' };
+
+export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
+  scope.get<{ Params: Params; Querystring: Query }>('/decks/:deckId', ANYONE_CARDS, async (request, reply) => {
+    const viewer = request.viewer;
+    const page = await openDeck(ctx, viewer, { deckId: request.params.deckId });
+    const { query } = request;
+    const answerShown = one(query, 'answer') === '1';
+    const view = viewer === null || !page.isOwner || one(query, 'browse') === '1' || page.rendered.cards.length === 0
+      ? browseView(page, Number(one(query, 'card') ?? '1'), answerShown)
+      : studyView(page, await studyDeck(ctx, viewer, page, { sessionId: one(query, 'session') }), answerShown);
+    const noindex = !indexable(page.deck.visibility);
+    if (noindex) void reply.header('X-Robots-Tag', 'noindex');
+    return renderPage(request, reply, 'learning/learn', {
+      ...view, title: page.deck.title, noindex, stylesheets: showsMath(view) ? CARD_STYLESHEETS : PLAIN_CARD_STYLESHEETS, scripts: ['/assets/learn.js'],
+    });
+  });
+
+  scope.post<{ Params: Params }>('/decks/:deckId/review', OWNER_FORM, async (request, reply) => {
+    const owner = viewerOf(request);
+    const form = formOf(request.body);
+    const page = await openOwnDeck(ctx, owner, { deckId: request.params.deckId });
+    const rating = RATINGS.find((r) => r === form.rating);
+    if (rating === undefined) throw new AppError('BAD_REQUEST', 'Choose Again, Hard, Good or Easy', { field: 'rating' });
+    const duration = Number(form.durationMs);
+    const sessionId = form.sessionId ?? '';
+    const { completed } = await rateCard(ctx, owner, {
+      sessionId, cardId: form.cardId ?? '', rating,
+      durationMs: form.durationMs && Number.isInteger(duration) && duration >= 0 && duration <= 86_400_000 ? duration : undefined,
+    });
+    const base = deckPath(page.deck.id);
+    return seeOther(reply, completed ? `${base}?session=${encodeURIComponent(sessionId)}` : base);
+  });
+
+  async function editor(request: FastifyRequest, reply: FastifyReply, owner: Actor, deckId: string, extra: Partial<EditorInput>, status = 200) {
+    const page = await openOwnDeck(ctx, owner, { deckId });
+    const cards = (await listCards(ctx.db, page.deck.id)).map(cardDto);
+    const view = editorView({ page, cards, cardId: null, ...extra });
+    void reply.header('X-Robots-Tag', 'noindex');
+    return renderPage(request, reply, 'learning/edit', {
+      ...view, title: `Edit “${page.deck.title}”`, noindex: true, stylesheets: CARD_STYLESHEETS, scripts: ['/assets/editor.js'],
+    }, status);
+  }
+
+  scope.get<{ Params: Params; Querystring: Query }>('/decks/:deckId/edit', OWNER_CARDS, async (request, reply) => {
+    const saved = one(request.query, 'saved');
+    return editor(request, reply, viewerOf(request), request.params.deckId, {
+      cardId: one(request.query, 'card') ?? null,
+      notice: saved === undefined ? undefined : NOTICES[saved],
+    });
+  });
+
+  /** A refused save: the editor again, with the problem and everything the person typed. */
+  async function refused(request: FastifyRequest, reply: FastifyReply, deckId: string, failed: SaveOutcome<unknown> & { ok: false }, input: Partial<EditorInput>) {
+    const owner = viewerOf(request);
+    const conflict = failed.currentVersion !== null;
+    let saved: string | undefined;
+    if (conflict && input.cardId) {
+      const current = (await openOwnDeck(ctx, owner, { deckId })).rendered.cards.find((c) => c.id === input.cardId);
+      saved = current === undefined ? undefined : renderedPreview(current);
+    }
+    return editor(request, reply, owner, deckId, {
+      ...input,
+      version: failed.currentVersion ?? undefined,
+      saved,
+      problem: conflict
+        ? {
+          heading: 'This deck was changed meanwhile',
+          message: 'Someone changed this deck after you opened the editor, so nothing was saved. What you typed is still in the form; the saved version is shown below it. Save again to replace it with yours.',
+        }
+        : { heading: 'Not saved', message: failed.problem.message },
+    }, conflict ? 409 : failed.problem.status);
+  }
+
+  /** Card writes count against the person's web bucket (429 page with Retry-After when spent). */
+  async function admitCardWrite(owner: Actor, deckId: string): Promise<void> {
+    await openOwnDeck(ctx, owner, { deckId }); // someone else's deck is 404 before it costs them
+    await policy.admit(policy.cardWriteBucket(owner), null, []);
+  }
+
+  scope.post<{ Params: Params }>('/decks/:deckId/edit/deck', OWNER_FORM, async (request, reply) => {
+    const form = formOf(request.body);
+    const { deckId } = request.params;
+    const result = await saveDeckDetails(ctx, viewerOf(request), { deckId, version: form.version ?? '', form });
+    if (!result.ok) return refused(request, reply, deckId, result, { deckForm: form });
+    return seeOther(reply, `${deckPath(deckId)}/edit?saved=deck`);
+  });
+
+  scope.post<{ Params: Params }>('/decks/:deckId/edit/cards', OWNER_FORM, async (request, reply) => {
+    const owner = viewerOf(request);
+    const form = formOf(request.body);
+    const { deckId } = request.params;
+    await admitCardWrite(owner, deckId);
+    const result = await addCard(ctx, owner, { deckId, version: form.version ?? '', form });
+    if (!result.ok) return refused(request, reply, deckId, result, { cardForm: form });
+    return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(result.value.id)}&saved=card`);
+  });
+
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId', OWNER_FORM, async (request, reply) => {
+    const owner = viewerOf(request);
+    const form = formOf(request.body);
+    const { deckId, cardId } = request.params;
+    await admitCardWrite(owner, deckId);
+    const result = await saveCard(ctx, owner, { deckId, cardId, version: form.version ?? '', form });
+    if (!result.ok) return refused(request, reply, deckId, result, { cardForm: form, cardId });
+    return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(cardId)}&saved=card`);
+  });
+
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/move', OWNER_FORM, async (request, reply) => {
+    const owner = viewerOf(request);
+    const form = formOf(request.body);
+    const { deckId, cardId } = request.params;
+    await admitCardWrite(owner, deckId);
+    // The form counts from 1, as the list shows; the service from 0.
+    const result = await moveCardTo(ctx, owner, { deckId, cardId, version: form.version ?? '', form: { to: String(Number(form.to) - 1) } });
+    if (!result.ok) return refused(request, reply, deckId, result, { cardId });
+    return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(cardId)}&saved=moved`);
+  });
+
+  // The live preview: the card form rendered by the one renderer, as an HTML fragment; nothing is saved.
+  scope.post<{ Params: Params }>('/decks/:deckId/edit/preview', OWNER_FORM, async (request, reply) => {
+    await openOwnDeck(ctx, viewerOf(request), { deckId: request.params.deckId });
+    return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('X-Robots-Tag', 'noindex')
+      .send(previewHtml(formOf(request.body)));
+  });
+}
