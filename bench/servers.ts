@@ -6,13 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { CapturedResponse, CeilingInput } from './ceiling.ts';
 import { cpuSeconds, rssBytes } from './proc.ts';
+import { freePort } from '../test/helpers/process.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -35,17 +35,6 @@ export const START_FLAGS: string[] = (() => {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A measured child process: its pid for /proc, and how to stop it. */
 export interface Measured {

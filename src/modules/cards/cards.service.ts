@@ -50,17 +50,19 @@ export interface PatchCardInput {
   ifMatch?: string | undefined;
 }
 
+async function findDeckCard(trx: Parameters<typeof findCard>[0], deckId: string, cardId: string): Promise<StoredCard> {
+  const card = await findCard(trx, deckId, cardId);
+  if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${cardId} was not found in deck ${deckId}`);
+  return card;
+}
+
 /** Updates one card; a patch that changes nothing leaves the deck's version as it is. */
 export async function patchDeckCard(ctx: ServiceContext, actor: Actor, input: PatchCardInput): Promise<CardDto> {
   return writeDeck(ctx, actor, {
     deckId: input.deckId,
     named: 'path',
     ifMatch: input.ifMatch,
-    find: async (trx, deck) => {
-      const card = await findCard(trx, deck.id, input.cardId);
-      if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${input.cardId} was not found in deck ${deck.id}`);
-      return card;
-    },
+    find: (trx, deck) => findDeckCard(trx, deck.id, input.cardId),
     change: (_trx, _deck, card) => {
       const data = serialiseContent(patchCard(JSON.parse(card.data) as CardContent, input.patch));
       if (data === card.data) return { columns: null, result: () => cardDto(card) };
@@ -90,11 +92,7 @@ export async function moveCard(ctx: ServiceContext, actor: Actor, input: MoveCar
     deckId: input.deckId,
     named: 'path',
     ifMatch: input.ifMatch,
-    find: async (trx, deck) => {
-      const card = await findCard(trx, deck.id, input.cardId);
-      if (!card) throw new AppError('CARD_NOT_FOUND', `Card ${input.cardId} was not found in deck ${deck.id}`);
-      return card;
-    },
+    find: (trx, deck) => findDeckCard(trx, deck.id, input.cardId),
     change: (_trx, deck, card) => {
       const to = Math.max(0, Math.min(deck.cardCount - 1, Math.trunc(input.to)));
       if (to === card.position) return { columns: null, result: (d) => ({ version: d.updatedAt, order: to }) };
