@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { TestServer } from './server.ts';
+import { inlineSchemaRefs } from './openapi.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -39,7 +40,7 @@ export class ToolResultChecker {
   readonly failed = new Set<string>();
 
   constructor(document: Record<string, unknown>) {
-    this.#document = document as never;
+    this.#document = inlineSchemaRefs(document) as never;
   }
 
   check(tool: string, result: CallToolResult): void {

@@ -52,3 +52,24 @@ export class OpenApiChecker {
     }
   }
 }
+
+/**
+ * The document with every `#/components/schemas/...` reference replaced by the schema it names, for
+ * tests that compare a schema with another (an MCP tool's) field by field. The named shapes do not
+ * refer to themselves, so the copy is finite.
+ */
+export function inlineSchemaRefs<T>(document: T): T {
+  const named = ((document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas) ?? {};
+  const inline = (value: unknown, depth: number): unknown => {
+    if (depth > 64) throw new Error('inlineSchemaRefs: references nested deeper than 64');
+    if (Array.isArray(value)) return value.map((item: unknown) => inline(item, depth + 1));
+    if (value === null || typeof value !== 'object') return value;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+      const { $ref: _ref, ...rest } = value as Record<string, unknown>;
+      return { ...(inline(named[ref.slice('#/components/schemas/'.length)], depth + 1) as object), ...rest };
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inline(v, depth + 1)]));
+  };
+  return inline(document, 0) as T;
+}

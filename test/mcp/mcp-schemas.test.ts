@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connectMcp, TOOL_OPERATIONS, type McpSession } from '../helpers/mcp.ts';
 import { startServerWithUser, type TestServer } from '../helpers/server.ts';
+import { inlineSchemaRefs } from '../helpers/openapi.ts';
 
 const HEADER_ARGS: Record<string, string> = { 'if-match': 'ifMatch', 'idempotency-key': 'idempotencyKey' };
 
@@ -32,7 +33,7 @@ describe('MCP tool schemas', () => {
     const started = await startServerWithUser();
     server = started.server;
     mcp = await connectMcp(server, started.user.token);
-    document = server.app.apiDocument() as never;
+    document = inlineSchemaRefs(server.app.apiDocument()) as never;
   });
   after(async () => {
     await mcp.close();
