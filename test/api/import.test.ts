@@ -147,6 +147,21 @@ describe('POST /decks/import', () => {
     assert.deepEqual(again.cards, after.cards);
   });
 
+  test('should give equal cards on mode=update the ids of the equal cards in deck order, and new ids to the extra ones', async () => {
+    const same = { front: 'Same', back: 'Same' };
+    const created = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'Equal', lang: 'en' }, cards: [same, { front: 'Other', back: 'x' }, same] } });
+    assert.equal(created.status, 201, created.text);
+    const deckId = created.body.deckId as string;
+    const before = (await deckOf(deckId)).cards as { id: string }[];
+    time.ms += 1000;
+    const res = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: { deck: { title: 'Equal', lang: 'en' }, cards: [same, same, same] } });
+    assert.equal(res.status, 200, res.text);
+    const after = (await deckOf(deckId)).cards as { id: string }[];
+    assert.equal(after[0]?.id, before[0]?.id);
+    assert.equal(after[1]?.id, before[2]?.id);
+    assert.ok(!before.some((c) => c.id === after[2]?.id));
+  });
+
   test('should update from markdown too', async () => {
     const { deckId } = await createDeck(server, token, 1);
     const res = await markdown(MARKDOWN, `?mode=update&targetDeckId=${deckId}`);

@@ -83,11 +83,17 @@ export async function importDeck(
  * review history); a payload identical to the current deck changes nothing, not even `version`.
  */
 function matchCards(existing: StoredCard[], contents: string[]): StoredCard[] {
-  const available = new Map<string, string[]>();
-  for (const card of existing) available.set(card.data, [...(available.get(card.data) ?? []), card.id]);
+  // Ids of equal cards in deck order, taken front to back: linear even when every card is equal.
+  const available = new Map<string, { ids: string[]; next: number }>();
+  for (const card of existing) {
+    const entry = available.get(card.data);
+    if (entry) entry.ids.push(card.id);
+    else available.set(card.data, { ids: [card.id], next: 0 });
+  }
   return contents.map((data, position) => {
-    const id = available.get(data)?.shift() ?? newId('crd');
-    return { id, position, data };
+    const entry = available.get(data);
+    const id = entry && entry.next < entry.ids.length ? entry.ids[entry.next++] : undefined;
+    return { id: id ?? newId('crd'), position, data };
   });
 }
 
