@@ -1,8 +1,12 @@
 // Where a read's CPU goes: a Flashdeck server (SQLite, as in the bench) under wrk on one route,
 // profiled with V8's sampling profiler (--cpu-prof), summarised per function and per package.
 //
-//   npx node bench/profile.ts deck|whoami [SECONDS]          (default 20)
-//   npx node bench/profile.ts deck|whoami [SECONDS] --perf   (Linux perf: CPU time, kernel included)
+//   npx node bench/profile.ts deck|whoami|mcp|mcp-whoami [SECONDS]          (default 20)
+//   npx node bench/profile.ts deck|whoami|mcp|mcp-whoami [SECONDS] --perf   (Linux perf: CPU time, kernel included)
+//
+// `mcp` is get_deck over MCP (the JSON-RPC POST bench/mcp.ts sends) on the same deck, `mcp-whoami`
+// the whoami tool (an MCP call's fixed cost); with --perf their reference is the API route the tool
+// stands for, on the same server, in place of the node:http ceiling.
 //
 // The server gets a 5 s wrk warm-up, 2 s of quiet, then SECONDS of wrk; only that last busy
 // stretch of the profile is counted (found by the quiet gaps around it), so start-up, seeding
@@ -17,6 +21,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { round } from './measure.ts';
+import { MCP_HEADERS, mcpGetDeck, mcpToolCall } from './mcp.ts';
 import { API, startCeilingFor, startDeckServer } from './reads.ts';
 import { ROOT } from './servers.ts';
 import { CONNECTIONS, THREADS } from './throughput.ts';
@@ -187,6 +192,17 @@ function ourFunction(sample: PerfSample, mainThread: string): string | null {
   return ours === undefined ? null : jsOwner(ours.sym, true);
 }
 
+/** The innermost function of the MCP SDK on the stack, with all it calls (zod, undici, GC, kernel). */
+function sdkFunction(sample: PerfSample, mainThread: string): string | null {
+  if (sample.thread !== mainThread) return null;
+  const frame = sample.frames.find((f) => f.sym.startsWith('JS:') && f.sym.includes('/node_modules/@modelcontextprotocol/sdk/'));
+  if (frame === undefined) return null;
+  const rest = frame.sym.replace(/^JS:[*^+~]?'?/, '');
+  const space = rest.lastIndexOf(' ');
+  const where = /\/dist\/esm\/(.*):(\d+):\d+$/.exec(rest.slice(space + 1));
+  return `${(space < 0 ? '' : rest.slice(0, space)) || '(anonymous)'} sdk/${where?.[1] ?? '?'}:${where?.[2] ?? '?'}`;
+}
+
 function tally(samples: PerfSample[], pick: (s: PerfSample) => string | null): [string, number][] {
   const counts = new Map<string, number>();
   for (const sample of samples) {
@@ -214,7 +230,8 @@ async function main(): Promise<void> {
   const usePerf = args.includes('--perf');
   const [route, secondsText] = args.filter((a) => !a.startsWith('--'));
   const seconds = Number(secondsText ?? 20);
-  if (route !== 'deck' && route !== 'whoami') throw new Error('usage: npx node bench/profile.ts deck|whoami [SECONDS] [--perf]');
+  if (!['deck', 'whoami', 'mcp', 'mcp-whoami'].includes(route ?? '')) throw new Error('usage: npx node bench/profile.ts deck|whoami|mcp|mcp-whoami [SECONDS] [--perf]');
+  const mcp = route.startsWith('mcp');
   const dir = path.join(ROOT, 'bench/results/profiles');
   fs.mkdirSync(dir, { recursive: true });
   const name = `${route}-${Date.now()}`;
@@ -224,24 +241,33 @@ async function main(): Promise<void> {
     ? PERF_FLAGS
     : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`, '--cpu-prof-interval=250'];
   const deck = await startDeckServer('profile', { kind: 'sqlite' }, { nodeFlags });
-  const routePath = route === 'deck' ? deck.deckPath : `${API}/whoami`;
+  const routePath = route.endsWith('whoami') ? `${API}/whoami` : deck.deckPath;
   const wrkOn = (url: string, pid: number, headers: Record<string, string>) => (s: number) =>
     runWrk({ url, headers, seconds: s, connections: CONNECTIONS, threads: THREADS, watch: [pid] });
+  const mcpLoad = (s: number) => runWrk({
+    url: `${deck.server.url}/mcp`, headers: { ...deck.auth, ...MCP_HEADERS }, request: route === 'mcp' ? mcpGetDeck(deck.deckId) : mcpToolCall('whoami', {}),
+    seconds: s, connections: CONNECTIONS, threads: THREADS, watch: [deck.server.pid],
+  });
   let run: WrkResult;
   let ceilingRun: WrkResult | null = null;
   const perfFile = path.join(dir, `${name}.perf.data`);
   const ceilingPerfFile = path.join(dir, `${name}.ceiling.perf.data`);
   try {
-    const load = wrkOn(`${deck.server.url}${routePath}`, deck.server.pid, deck.auth);
+    const load = mcp ? mcpLoad : wrkOn(`${deck.server.url}${routePath}`, deck.server.pid, deck.auth);
     if (usePerf) {
       // perf samples CPU time (cycles) of the process's threads, kernel included: unlike V8's
       // wall-clock sampler, time the server spends descheduled on a busy machine is not counted.
       run = await perfRun(deck.server.pid, perfFile, seconds, load);
-      const { ceiling } = await startCeilingFor(deck, [routePath], PERF_FLAGS);
-      try {
-        ceilingRun = await perfRun(ceiling.pid, ceilingPerfFile, seconds, wrkOn(`${ceiling.url}${routePath}`, ceiling.pid, {}));
-      } finally {
-        await ceiling.stop();
+      if (mcp) {
+        // The reference of an MCP call is the API route its tool stands for, on the same server.
+        ceilingRun = await perfRun(deck.server.pid, ceilingPerfFile, seconds, wrkOn(`${deck.server.url}${routePath}`, deck.server.pid, deck.auth));
+      } else {
+        const { ceiling } = await startCeilingFor(deck, [routePath], PERF_FLAGS);
+        try {
+          ceilingRun = await perfRun(ceiling.pid, ceilingPerfFile, seconds, wrkOn(`${ceiling.url}${routePath}`, ceiling.pid, {}));
+        } finally {
+          await ceiling.stop();
+        }
       }
     } else {
       await load(5);
@@ -253,7 +279,7 @@ async function main(): Promise<void> {
     await deck.server.stop();
   }
   const cpuUs = run.serverCpuUs[0];
-  const head = `GET ${route}: ${run.requests} requests in ${seconds} s (${Math.round(run.reqPerSec)} req/s), server CPU ${round(cpuUs, 1)} µs per request (from /proc)`;
+  const head = `${mcp ? `MCP ${route === 'mcp' ? 'get_deck' : 'whoami'}` : `GET ${route}`}: ${run.requests} requests in ${seconds} s (${Math.round(run.reqPerSec)} req/s), server CPU ${round(cpuUs, 1)} µs per request (from /proc)`;
   if (usePerf && ceilingRun !== null) {
     const ceilingUs = ceilingRun.serverCpuUs[0];
     const samples = perfSamples(perfFile);
@@ -268,24 +294,30 @@ async function main(): Promise<void> {
     const flashdeckUs = new Map(owners.map(([k, n]) => [k, us(n, samples.length, cpuUs)]));
     const rows = names.map((k) => [k, flashdeckUs.get(k) ?? 0, us(ceilingOwners.get(k) ?? 0, ceilingSamples.length, ceilingUs)] as const)
       .sort((a, b) => (b[1] - b[2]) - (a[1] - a[2])).filter((r) => r[1] >= 0.3 || r[2] >= 0.3);
+    const reference = mcp ? 'API route' : 'node:http';
     const line = (k: string, a: number | string, b: number | string, c: number | string) =>
       `${k.slice(0, 62).padEnd(62)} ${String(a).padStart(9)} ${String(b).padStart(9)} ${String(c).padStart(9)}`;
     const ours = tally(samples, (x) => ourFunction(x, mainThread));
     process.stdout.write([
       head,
-      `ceiling (node:http, same bytes): ${ceilingRun.requests} requests (${Math.round(ceilingRun.reqPerSec)} req/s), CPU ${round(ceilingUs, 1)} µs per request`,
+      `${mcp ? `reference (API GET ${routePath.replace(deck.deckId, '{deckId}')}, same server)` : 'ceiling (node:http, same bytes)'}: ${ceilingRun.requests} requests (${Math.round(ceilingRun.reqPerSec)} req/s), CPU ${round(ceilingUs, 1)} µs per request`,
       `perf data: ${path.relative(process.cwd(), perfFile)} (${samples.length} samples), ${path.relative(process.cwd(), ceilingPerfFile)} (${ceilingSamples.length})`,
       'µs per request = share of the process\'s samples x its CPU per request (from /proc)',
       '',
       'Owner: the innermost frame that says: GC; kernel, by system call; SQLite; else the innermost JavaScript',
       'frame (functions V8 inlined count as their caller\'s); else native.',
-      line('owner', 'Flashdeck', 'node:http', 'extra'),
+      line('owner', 'Flashdeck', reference, 'extra'),
       ...rows.map(([k, a, b]) => line(k, a, b, round(a - b, 1))),
       line('total', round(cpuUs, 1), round(ceilingUs, 1), round(cpuUs - ceilingUs, 1)),
       '',
       'Flashdeck by our innermost function (src/), with all it calls (libraries, SQLite, GC, kernel):',
       ...ours.slice(0, 30).map(([k, n]) => line(k, us(n, samples.length, cpuUs), '', '')),
       '',
+      ...(mcp ? [
+        'MCP by the SDK\'s innermost function, with all it calls (zod, undici, GC, kernel):',
+        ...tally(samples, (x) => sdkFunction(x, mainThread)).slice(0, 30).map(([k, n]) => line(k, us(n, samples.length, cpuUs), '', '')),
+        '',
+      ] : []),
     ].join('\n'));
     return;
   }

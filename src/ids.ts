@@ -14,15 +14,20 @@ function randomByte(): number {
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE62_CODES = Buffer.from(BASE62, 'latin1');
+// The characters are written here and read out as one string: adding them to a string one at a
+// time made a string per character (150 KB of garbage per 250-card import, docs/performance.md).
+let chars = Buffer.alloc(64);
 
 /** Uniform random base62 string (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
+  if (chars.length < length) chars = Buffer.alloc(length);
+  let n = 0;
+  while (n < length) {
     const b = randomByte();
-    if (b < 248) out += BASE62[b % 62];
+    if (b < 248) chars[n++] = BASE62_CODES[b % 62];
   }
-  return out;
+  return chars.toString('latin1', 0, length);
 }
 
 export function toBase62(value: number, width: number): string {

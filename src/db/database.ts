@@ -74,6 +74,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // killed process (the OS keeps the written pages), which is the crash model we promise.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
+  // Checkpoint every 4000 pages (16 MB of WAL) rather than SQLite's 1000: a deck's card ids are
+  // random, so every import rewrites a couple of hundred pages of their index, and a larger WAL
+  // copies each such page to the database once for several imports. Measured on 250-card
+  // imports: a fifth less CPU per import, commit time halved (docs/performance.md).
+  sqlite.pragma('wal_autocheckpoint = 4000');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });

@@ -40,16 +40,17 @@ function resolveExtras(input: CardExtrasInput | undefined, field: string, index:
   }
   const latexSide = latexSideOf(cardType as CardType | null | undefined, source.direction);
   const fallback = (side: 'front' | 'back'): ContentType => source.contentType ?? (latexSide === side ? 'latex' : 'markdown');
-  const resolved: Record<string, unknown> = {
-    ...source,
+  const resolved: Partial<Record<(typeof EXTRAS_KEYS)[number], unknown>> = {
     cardType,
     frontType: source.frontType ?? fallback('front'),
     backType: source.backType ?? fallback('back'),
     templateData: source.templateData == null ? source.templateData : canonical(source.templateData, `${field}.extras.templateData`),
   };
+  // The input's own keys, but those resolved above, in EXTRAS_KEYS order (no merged copy first).
   const out: Record<string, unknown> = {};
   for (const key of EXTRAS_KEYS) {
-    if (resolved[key] !== undefined) out[key] = resolved[key];
+    const value = Object.hasOwn(resolved, key) ? resolved[key] : Object.hasOwn(source, key) ? (source as Record<string, unknown>)[key] : undefined;
+    if (value !== undefined) out[key] = value;
   }
   return out as CardExtras;
 }

@@ -250,13 +250,17 @@ function checkMappingKeys(root: Node, lineAt: (offset: number) => number): void 
 // An alias inside the value it names (`x: &a [*a]`) makes a cycle, which JSON cannot hold. Aliases
 // share values, so a walk of the value may cost more than the source: it is charged to `expansion`.
 function jsonProblem(root: unknown, expansion: { units: number }): string | null {
-  // Entries: a value and its depth, or an exit marker closing a collection (for the cycle check).
-  const stack: [unknown, number, boolean][] = [[root, 1, false]];
-  const open = new Set<object>();
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const [value, depth, exit] = entry;
-    if (exit) {
-      open.delete(value as object);
+  // Pending values and their depths; a depth of 0 marks the exit of a collection. The collections
+  // being walked are its ancestors (at most maxDepth + 1: deeper ones are refused), so the cycle
+  // check scans them rather than keeping a set; and no tuple or entry list is made per value, which
+  // made this a sixth of a markdown import's garbage (docs/performance.md).
+  const values: unknown[] = [root];
+  const depths: number[] = [1];
+  const ancestors: object[] = [];
+  for (let depth = depths.pop(); depth !== undefined; depth = depths.pop()) {
+    const value = values.pop();
+    if (depth === 0) {
+      ancestors.pop();
       continue;
     }
     expansion.units -= 1 + (typeof value === 'string' ? value.length : 0);
@@ -267,19 +271,22 @@ function jsonProblem(root: unknown, expansion: { units: number }): string | null
     }
     if (value === null || typeof value === 'string' || typeof value === 'boolean') continue;
     if (!Array.isArray(value) && !isPlainObject(value)) return 'only strings, numbers, booleans, null, lists and mappings are allowed';
-    if (open.has(value)) return 'a YAML alias must not refer to a value that contains it';
+    if (ancestors.includes(value)) return 'a YAML alias must not refer to a value that contains it';
     if (depth > YAML_LIMITS.maxDepth) return `values may be nested at most ${YAML_LIMITS.maxDepth} levels deep`;
     // Refused in JSON bodies too (prototype poisoning): both formats answer the same.
     if (!Array.isArray(value) && (Object.hasOwn(value, '__proto__') || (isPlainObject(value.constructor) && Object.hasOwn(value.constructor, 'prototype')))) {
       return 'keys named __proto__ (or constructor.prototype) are not allowed';
     }
-    open.add(value);
-    stack.push([value, depth, true]);
-    const children = Array.isArray(value) ? value : Object.entries(value).map(([key, child]) => {
-      expansion.units -= key.length;
-      return child;
-    });
-    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], depth + 1, false]);
+    ancestors.push(value);
+    values.push(value);
+    depths.push(0);
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) { values.push(value[i]); depths.push(depth + 1); }
+    } else {
+      const keys = Object.keys(value);
+      for (const key of keys) expansion.units -= key.length;
+      for (let i = keys.length - 1; i >= 0; i--) { values.push(value[keys[i]]); depths.push(depth + 1); }
+    }
   }
   return null;
 }

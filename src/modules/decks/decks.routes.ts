@@ -1,28 +1,26 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notModified, prefersMarkdown, principalOf, sendJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
 import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
-import { getCapacity, getDeckBody, getDeckDetail, listDecks, patchDeck } from './decks.service.ts';
+import { isPromise } from '../../policy/policy.ts';
+import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type DeckBody } from './decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });
 const NO_KEYS: readonly string[] = Object.freeze([]);
-const VERSION_KEY = Buffer.from('"version":');
-
-/**
- * The version in a deck read's JSON bytes: its head (deck fields) comes before the cards, and JSON
- * escapes every quote inside strings, so the first `"version":` is the deck's own key.
- */
-function versionOf(body: Buffer): string | null {
-  const at = body.indexOf(VERSION_KEY);
-  const start = at + VERSION_KEY.length;
-  if (at < 0 || body[start] !== 0x22) return null;
-  return body.toString('utf8', start + 1, body.indexOf(0x22, start + 1));
-}
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
 
+function sendDeckBody(request: FastifyRequest, reply: FastifyReply, deck: DeckBody): void {
+  if (!notModified(request, reply, deck.version)) sendJson(reply, deck.body);
+}
+
 export const decksRoutes: RouteModule = (app, { ctx }) => {
+  const markdownRead = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const deck = await getDeckDetail(ctx, principalOf(request), { deckId: (request.params as { deckId: string }).deckId });
+    if (!notModified(request, reply, deck.version)) reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
+  };
+
   // The deck's published version is read with the call's admission (one Redis round trip).
   const versionKey = (request: FastifyRequest): readonly string[] => {
     const key = ctx.deckVersions.keyOf((request.params as { deckId: string }).deckId);
@@ -74,16 +72,17 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
         ...errorResponses(DECK_ERRORS),
       },
     },
-  }, async (request, reply) => {
-    if (prefersMarkdown(request.headers.accept)) {
-      const deck = await getDeckDetail(ctx, principalOf(request), { deckId: request.params.deckId });
-      if (notModified(request, reply, deck.version)) return reply;
-      return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
-    }
+  }, (request, reply) => {
+    // A promise here settles once the response is written: it adopts the reply, a thenable that
+    // resolves (to nothing) when the response has finished.
+    if (prefersMarkdown(request.headers.accept)) return markdownRead(request, reply).then(() => reply) as Promise<void>;
     const published = ctx.deckVersions.versionOf(request.params.deckId, request.reads?.[0] ?? null);
-    const body = await getDeckBody(ctx, principalOf(request), { deckId: request.params.deckId, published });
-    if (notModified(request, reply, versionOf(body))) return reply;
-    return sendJson(reply, body);
+    const read = readDeckBody(ctx, principalOf(request), { deckId: request.params.deckId, published });
+    // A held body is sent at once: the handler returns nothing, as Fastify expects of a handler that
+    // has sent its reply without a promise.
+    if (isPromise(read)) return read.then((deck) => { sendDeckBody(request, reply, deck); return reply; }) as Promise<void>;
+    sendDeckBody(request, reply, read);
+    return undefined;
   });
 
   app.get('/decks/:deckId/markdown', {

@@ -6,9 +6,11 @@ import { crc32 } from 'node:zlib';
 import { randomBase62, toBase62 } from '../../ids.ts';
 
 export const PAT_MARKER = 'svc_pat_';
-const PREFIX_LENGTH = 10;
+export const PREFIX_LENGTH = 10;
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
+/** Every well-formed PAT is this long. */
+export const PAT_LENGTH = PAT_MARKER.length + PREFIX_LENGTH + 1 + RANDOM_LENGTH + CHECKSUM_LENGTH;
 const PAT_PATTERN = new RegExp(`^${PAT_MARKER}([0-9A-Za-z]{${PREFIX_LENGTH}})_[0-9A-Za-z]{${RANDOM_LENGTH}}([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 
 function checksum(body: string): string {
@@ -34,7 +36,11 @@ export function hashToken(key: string, token: string): string {
 }
 
 export function hashesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return bytesEqual(Buffer.from(a), b);
+}
+
+/** Whether `text` is these bytes as UTF-8, compared in constant time. */
+export function bytesEqual(bytes: Buffer, text: string): boolean {
+  const other = Buffer.from(text);
+  return bytes.length === other.length && timingSafeEqual(bytes, other);
 }

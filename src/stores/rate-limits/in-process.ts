@@ -1,43 +1,57 @@
 // One process's counters: exact for a single instance. Plain synchronous counters per fixed
-// window (the keys carry the window index, so a window's counter is never reset, only dropped once
-// its window has passed): rate-limiter-flexible's memory limiters cost 2.8 µs and several promises
+// window (each count carries its window's index, so a window's counter is never reset, only
+// dropped once its window has passed): rate-limiter-flexible's memory limiters cost 2.8 µs and several promises
 // per call where these cost 0.3 µs (docs/performance.md). There are no shared keys in-process, so
 // every key a call asks to read is null.
 import {
-  allowedWith, FAILED_AUTH_SECONDS, NO_VALUES, refusedBy, throttledFor, windowKeys, windowOf,
-  type Admission, type RateBucket, type RateLimitStore, type WindowName,
+  allowedWith, FAILED_AUTH_SECONDS, NO_VALUES, refusedBy, throttledFor, windowIndex,
+  type Admission, type RateBucket, type RateLimitStore,
 } from './rate-limits.ts';
 
 function nulls(reads: readonly string[]): readonly (string | null)[] {
   return reads.length === 0 ? NO_VALUES : reads.map(() => null);
 }
 
-/** Counts per key within one kind of window; counters of windows that have passed are dropped. */
+/**
+ * Counts per bucket within one kind of window, as if keyed by bucket and window index (the Redis
+ * store's keys, `windowKeys`), without building a key per call: each bucket holds the count of
+ * the latest window it was counted in, and of any earlier window counted after it (the clock went
+ * back). Counters of windows that have passed are dropped when a later window starts.
+ */
 class WindowCounters {
-  readonly #window: WindowName;
-  readonly #counts = new Map<string, { count: number; index: number }>();
+  readonly #counts = new Map<string, { index: number; count: number; earlier?: Map<number, number> }>();
   #latestIndex = -Infinity;
 
-  constructor(window: WindowName) {
-    this.#window = window;
+  /** The bucket's count in window `index` (0 when nothing was counted). */
+  get(bucketKey: string, index: number): number {
+    const entry = this.#counts.get(bucketKey);
+    if (entry === undefined) return 0;
+    return entry.index === index ? entry.count : entry.earlier?.get(index) ?? 0;
   }
 
-  /** The key's count in the window of `nowMs` (0 when nothing was counted). */
-  get(key: string): number {
-    return this.#counts.get(key)?.count ?? 0;
-  }
-
-  increment(key: string, nowMs: number): void {
-    const index = windowOf(this.#window, nowMs).index;
+  increment(bucketKey: string, index: number): void {
     if (index > this.#latestIndex) {
       this.#latestIndex = index;
+      // Every count a bucket holds is of its latest window or an earlier one: all have passed.
       for (const [k, entry] of this.#counts) if (entry.index < index) this.#counts.delete(k);
     }
-    const entry = this.#counts.get(key);
-    if (entry === undefined) this.#counts.set(key, { count: 1, index });
-    else entry.count += 1;
+    const entry = this.#counts.get(bucketKey);
+    if (entry === undefined) {
+      this.#counts.set(bucketKey, { index, count: 1 });
+    } else if (entry.index === index) {
+      entry.count += 1;
+    } else if (entry.index < index) {
+      (entry.earlier ??= new Map<number, number>()).set(entry.index, entry.count);
+      entry.index = index;
+      entry.count = 1;
+    } else {
+      entry.earlier ??= new Map<number, number>();
+      entry.earlier.set(index, (entry.earlier.get(index) ?? 0) + 1);
+    }
   }
 }
+
+const NO_FAILURES = Object.freeze({ count: 0, msLeft: 0 });
 
 /**
  * Failed authentications per address, counted over FAILED_AUTH_SECONDS from the first one (as
@@ -49,7 +63,7 @@ class FailureCounters {
 
   read(address: string, now: number): { count: number; msLeft: number } {
     const entry = this.#failures.get(address);
-    if (entry === undefined || entry.expiresAt <= now) return { count: 0, msLeft: 0 };
+    if (entry === undefined || entry.expiresAt <= now) return NO_FAILURES;
     return { count: entry.count, msLeft: entry.expiresAt - now };
   }
 
@@ -66,8 +80,8 @@ class FailureCounters {
 
 export class InProcessRateLimits implements RateLimitStore {
   readonly failedAuthPerMinute: number;
-  readonly #minute = new WindowCounters('minute');
-  readonly #day = new WindowCounters('day');
+  readonly #minute = new WindowCounters();
+  readonly #day = new WindowCounters();
   readonly #failedAuth = new FailureCounters();
 
   constructor(options: { failedAuthPerMinute: number }) {
@@ -81,16 +95,17 @@ export class InProcessRateLimits implements RateLimitStore {
       const blocked = this.#blockedFor(address);
       if (blocked > 0) return { throttledSeconds: blocked, decision: null, values };
     }
-    const keys = windowKeys(bucket.key, nowMs);
+    const minuteIndex = windowIndex('minute', nowMs);
+    const dayIndex = windowIndex('day', nowMs);
     const limits = bucket.limits;
-    const minute = this.#minute.get(keys.minute);
-    const day = this.#day.get(keys.day);
+    const minute = this.#minute.get(bucket.key, minuteIndex);
+    const day = this.#day.get(bucket.key, dayIndex);
     // A refused call is not counted.
     if (minute >= limits.perMinute || day >= limits.perDay) {
       return { throttledSeconds: 0, decision: refusedBy(limits, minute >= limits.perMinute ? 'minute' : 'day', nowMs), values };
     }
-    this.#minute.increment(keys.minute, nowMs);
-    this.#day.increment(keys.day, nowMs);
+    this.#minute.increment(bucket.key, minuteIndex);
+    this.#day.increment(bucket.key, dayIndex);
     return { throttledSeconds: 0, decision: allowedWith(limits, minute + 1, day + 1, nowMs), values };
   }
 

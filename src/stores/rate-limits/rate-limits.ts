@@ -67,8 +67,13 @@ export const NO_VALUES: readonly (string | null)[] = Object.freeze([]);
 
 export function windowOf(name: WindowName, nowMs: number): { index: number; resetSeconds: number } {
   const size = WINDOW_SECONDS[name] * 1000;
-  const index = Math.floor(nowMs / size);
+  const index = windowIndex(name, nowMs);
   return { index, resetSeconds: Math.max(1, Math.ceil(((index + 1) * size - nowMs) / 1000)) };
+}
+
+/** The index of the window holding `nowMs` (the UTC minute or day since the epoch). */
+export function windowIndex(name: WindowName, nowMs: number): number {
+  return Math.floor(nowMs / (WINDOW_SECONDS[name] * 1000));
 }
 
 /**

@@ -3,7 +3,6 @@
 // empty body), its validation, the error envelope, its not-found handler, CORS, the per-call policy
 // on each route, Idempotency-Key, and its OpenAPI document. Routes come from the feature modules
 // (modules/<feature>/*.routes.ts).
-import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import type { ServiceContext } from '../../context.ts';
@@ -19,6 +18,7 @@ import { bodyAjv, queryAjv } from '../../validation.ts';
 import { jsonErrorHandler } from '../errors.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import { registerApiContentTypes } from './content-types.ts';
+import { registerApiCors } from './cors.ts';
 import { bindIdempotentRoutes, idempotentReply } from './idempotency.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
 import { methodNotAllowed, registerHttpSemantics } from './http-semantics.ts';
@@ -94,15 +94,12 @@ export function apiSurface(): ApiSurface {
     api.setNotFoundHandler(methodNotAllowed(api));
     registerApiContentTypes(api);
     decorateApiRequest(api);
-    await api.register(cors, {
-      origin: '*',
+    // OPTIONS without Access-Control-Request-Method is answered like a preflight (204) too.
+    registerApiCors(api, {
       methods: ['GET', 'POST', 'PATCH', 'OPTIONS'],
       allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'],
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
       maxAge: 600,
-      // OPTIONS without Access-Control-Request-Method is answered like a preflight (204), not
-      // with the plugin's text/plain 400.
-      strictPreflight: false,
     });
     await registerHttpSemantics(api);
     await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
