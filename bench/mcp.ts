@@ -15,10 +15,23 @@ function rpc(id: number, method: string, params?: object): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 }
 
+/** The headers the SDK's client sends after initialize (besides Authorization). */
+export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+/** A tools/call as a wrk request. */
+export function mcpToolCall(name: string, args: Record<string, unknown>) {
+  return { method: 'POST', body: rpc(1, 'tools/call', { name, arguments: args }), contentType: 'application/json' };
+}
+
+/** A get_deck tools/call as a wrk request. */
+export function mcpGetDeck(deckId: string) {
+  return mcpToolCall('get_deck', { deckId });
+}
+
 export async function benchMcp(deck: DeckServer): Promise<McpFigures> {
   const url = `${deck.server.url}/mcp`;
-  const headers = { ...deck.auth, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-  const getDeck = rpc(1, 'tools/call', { name: 'get_deck', arguments: { deckId: deck.deckId } });
+  const headers = { ...deck.auth, ...MCP_HEADERS };
+  const getDeck = mcpGetDeck(deck.deckId).body;
   // wrk counts only non-2xx responses as failures, and a tool's error is a 200: check one first.
   const probe = await timedRequest(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: getDeck });
   const api = await timedRequest(`${deck.server.url}${deck.deckPath}`, { headers: deck.auth });

@@ -111,6 +111,24 @@ describe('MCP access', () => {
     assert.equal(append.structuredContent.error.code, 'DECK_FORBIDDEN');
   });
 
+  test('should keep calls of different tokens apart when they run at once and one after another', async () => {
+    // The SDK servers behind /mcp are reused from request to request: no call may see another's caller.
+    const other = await server.user();
+    const mine = await connect(user.token);
+    const theirs = await connect(other.token);
+    for (let round = 0; round < 3; round++) {
+      const calls = await Promise.all(Array.from({ length: 8 }, (_, i) => {
+        const [mcp, owner] = i % 2 === 0 ? [mine, user] : [theirs, other];
+        return Promise.all([mcp.call('whoami'), mcp.call('get_deck', { deckId })]).then(([who, read]) => ({ owner, who, read }));
+      }));
+      for (const { owner, who, read } of calls) {
+        assert.equal(who.structuredContent.userId, owner.userId);
+        if (owner === user) assert.equal(read.structuredContent.id, deckId);
+        else assert.equal(read.structuredContent.error.code, 'DECK_FORBIDDEN');
+      }
+    }
+  });
+
   test('should accept a resource-bound token only at the resource it is bound to', async () => {
     const mcp = await connect('bound_mcp');
     const who = await mcp.call('whoami');

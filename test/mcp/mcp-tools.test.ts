@@ -96,6 +96,27 @@ describe('MCP tools', () => {
     assert.match((read.content[0] as { text: string }).text, /"Elements" \(dck_\w+, 2 cards/);
   });
 
+  test('should ask the deck version board as the API does, so a held deck is not read from the database', async () => {
+    // On SQLite the board is this process's memory and its version comes from versionOf alone;
+    // on Redis it comes from the admission's read: both stores go through versionOf.
+    const board = server.app.services.deckVersions;
+    const asked: [string, string | null][] = [];
+    const versionOf = board.versionOf.bind(board);
+    board.versionOf = (id, value) => {
+      const version = versionOf(id, value);
+      asked.push([id, version]);
+      return version;
+    };
+    try {
+      const read = await mcp.call('get_deck', { deckId });
+      const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+      assert.deepEqual(read.structuredContent, api.body);
+      assert.deepEqual(asked, [[deckId, api.body.version], [deckId, api.body.version]], 'both reads found the version held');
+    } finally {
+      board.versionOf = versionOf;
+    }
+  });
+
   test('should append once for a key retried, through MCP and through the API alike', async () => {
     const args = { deckId, idempotencyKey: 'append-noble-gases', cards: [{ front: 'Symbol of neon?', back: 'Ne' }] };
     const first = await mcp.call('append_cards', args);

@@ -5,12 +5,7 @@
 // metadata); each tool call then goes through the per-call policy (tool-calls.ts).
 import { randomBytes } from 'node:crypto';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type ListToolsResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServiceContext } from '../../context.ts';
@@ -18,19 +13,19 @@ import { AppError, envelope } from '../../errors.ts';
 import { soleHeader } from '../../http.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
-import { protectedResource, type Policy } from '../../policy/policy.ts';
+import { isPromise, protectedResource, type Policy } from '../../policy/policy.ts';
 import { API_PLUGIN, type ApiRoute } from '../api/api.surface.ts';
 import { logFailure, toAppError } from '../errors.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
-import { INSTRUCTIONS } from './descriptions.ts';
-import { DECK_PROMPT, deckPrompt, loadGuides } from './guides.ts';
-import { callTool, type CallContext } from './tool-calls.ts';
+import { Embeds } from './embeds.ts';
+import { loadGuides } from './guides.ts';
+import { sdkServer } from './sdk-server.ts';
+import type { CallContext } from './tool-calls.ts';
 import { buildTools } from './tools.ts';
 
 export const MCP_PREFIX = '/mcp';
 export const MCP_PLUGIN = 'flashdeck-mcp';
-const SERVER_INFO = { name: 'flashdeck', title: 'Flashdeck', version: '1.0.0' };
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The MCP endpoint as an OAuth protected resource of its own (RFC 9728). */
@@ -87,9 +82,8 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   // One validator for every request's server (each would otherwise build its own Ajv).
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const allowedOrigin = new URL(ctx.publicUrl).origin;
-  const endpoint = `${ctx.publicUrl}${MCP_PREFIX}`;
-  // Deck reads are sent as their rendered bytes: the result carries a placeholder object whose
-  // key no client can guess, replaced by those bytes once the SDK has serialised the response.
+  const handle = sdkServer({ tools, toolList, guides, resources, jsonSchemaValidator, endpoint: `${ctx.publicUrl}${MCP_PREFIX}` });
+  // Deck reads and the tool list are sent as bytes serialised once (embeds.ts).
   const nonce = randomBytes(18).toString('base64url');
 
   scope.removeAllContentTypeParsers();
@@ -107,42 +101,15 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   });
   scope.setNotFoundHandler((request, reply) => rpcError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
   // DNS rebinding and cross-site calls: a browser page of another origin never reaches a tool.
-  scope.addHook('onRequest', async (request) => {
+  scope.addHook('onRequest', (request, _reply, done) => {
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== allowedOrigin) throw new AppError('FORBIDDEN', `Origin ${origin.slice(0, 200)} may not call this server`);
+    done(origin !== undefined && origin !== allowedOrigin ? new AppError('FORBIDDEN', `Origin ${origin.slice(0, 200)} may not call this server`) : undefined);
   });
 
-  function server(call: CallContext) {
-    // The low-level Server takes tool schemas as JSON Schema, which the API's TypeBox schemas are;
-    // McpServer wants zod schemas. It is the SDK's protocol all the same.
-    // eslint-disable-next-line @typescript-eslint/no-deprecated
-    const mcp = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
-      instructions: INSTRUCTIONS,
-      jsonSchemaValidator,
-    });
-    mcp.setRequestHandler(ListToolsRequestSchema, () => toolList);
-    mcp.setRequestHandler(CallToolRequestSchema, async (rpc) => {
-      const tool = tools.get(rpc.params.name);
-      if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${rpc.params.name.slice(0, 100)}`);
-      return callTool(call, tool, rpc.params.arguments ?? {});
-    });
-    mcp.setRequestHandler(ListResourcesRequestSchema, () => ({ resources }));
-    mcp.setRequestHandler(ReadResourceRequestSchema, (rpc) => {
-      const guide = guides.get(rpc.params.uri);
-      if (guide === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${rpc.params.uri.slice(0, 200)}`);
-      return { contents: [{ uri: guide.uri, mimeType: guide.mimeType, text: guide.text }] };
-    });
-    mcp.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [DECK_PROMPT] }));
-    mcp.setRequestHandler(GetPromptRequestSchema, (rpc) => {
-      if (rpc.params.name !== DECK_PROMPT.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${rpc.params.name.slice(0, 100)}`);
-      return deckPrompt(rpc.params.arguments ?? {}, guides);
-    });
-    return mcp;
-  }
-
   async function authenticate(request: FastifyRequest): Promise<Principal> {
-    const verification = await policy.authenticate(soleHeader(request.raw, 'authorization'), request.ip, resource);
+    // Awaited only when it is I/O (a token not cached): each await of a promise costs turns.
+    const pending = policy.authenticateNow(soleHeader(request.raw, 'authorization'), request.ip, resource);
+    const verification = isPromise(pending) ? await pending : pending;
     if (verification.refused === null) return verification.principal;
     // A revoked or expired token's refused call is still recorded under it, as the API's are.
     if (verification.principal !== null) {
@@ -157,17 +124,8 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
 
   scope.post('/', async (request, reply) => {
     const principal = await authenticate(request);
-    const embedded: Buffer[] = [];
-    const call: CallContext = {
-      ctx, policy, resource, principal, request, admitted: null,
-      embed: (bytes) => {
-        embedded.push(bytes);
-        return { [`${nonce}:${embedded.length - 1}`]: 0 };
-      },
-    };
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server(call).connect(transport);
-    const response = await transport.handleRequest(webRequest(endpoint, request), { parsedBody: request.body });
+    const call: CallContext = { ctx, policy, resource, principal, request, admitted: null, embeds: new Embeds(nonce) };
+    const response = await handle(call, request);
 
     if (call.admitted !== null) reply.header('RateLimit-Policy', call.admitted.rateLimitPolicy).header('RateLimit', call.admitted.rateLimit);
     reply.code(response.status);
@@ -176,7 +134,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     const allow = response.headers.get('allow');
     if (allow !== null) reply.header('Allow', allow);
     const text = await response.text();
-    return reply.send(embedded.length === 0 ? text : splice(text, nonce, embedded));
+    return call.embeds.empty ? reply.send(text) : call.embeds.send(reply, text);
   });
 
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
@@ -185,35 +143,3 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   scope.get('/', notAllowed);
   scope.delete('/', notAllowed);
 }, { name: MCP_PLUGIN, dependencies: [ROOT_PLUGIN, API_PLUGIN], encapsulate: true, fastify: '5.x' });
-
-const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version'] as const;
-
-/**
- * The request as the transport reads it: method, URL and the headers it checks (the body is handed
- * over parsed). Measured: an undici Request (and its Headers) was a sixth of a tool call's cost,
- * and the transport reads nothing else of it (test/mcp/ covers every path it takes).
- */
-function webRequest(url: string, request: FastifyRequest): Request {
-  const headers = new Map<string, string>();
-  for (const name of FORWARDED) {
-    const value = request.headers[name];
-    if (typeof value === 'string') headers.set(name, value);
-  }
-  const view = { get: (name: string) => headers.get(name.toLowerCase()) ?? null, entries: () => headers.entries() };
-  return { method: 'POST', url, headers: view } as unknown as Request;
-}
-
-/** The response text with each placeholder object replaced by its bytes. */
-function splice(text: string, nonce: string, embedded: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [];
-  let from = 0;
-  embedded.forEach((bytes, i) => {
-    const mark = `{"${nonce}:${i}":0}`;
-    const at = text.indexOf(mark, from);
-    if (at < 0) throw new Error('an embedded result is missing from the MCP response');
-    parts.push(Buffer.from(text.slice(from, at)), bytes);
-    from = at + mark.length;
-  });
-  parts.push(Buffer.from(text.slice(from)));
-  return Buffer.concat(parts);
-}

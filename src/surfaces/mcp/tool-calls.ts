@@ -8,10 +8,12 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, envelope, isAppError } from '../../errors.ts';
 import { deckSummaryOfBody } from '../../modules/decks/decks.mappers.ts';
+import type { DeckSummary } from '../../modules/decks/decks.schemas.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
-import type { Admitted, Policy, ProtectedResource } from '../../policy/policy.ts';
+import { isPromise, type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isBackendUnavailable, logFailure, serviceUnavailable } from '../errors.ts';
 import { ADVICE } from './advice.ts';
+import type { Embeds } from './embeds.ts';
 import { summarise } from './summaries.ts';
 import type { Tool } from './tools.ts';
 
@@ -22,10 +24,24 @@ export interface CallContext {
   readonly resource: ProtectedResource;
   readonly principal: Principal;
   readonly request: FastifyRequest;
-  /** Bytes to send in place of a structuredContent placeholder (raw-json.ts). */
-  readonly embed: (bytes: Buffer) => Record<string, unknown>;
+  /** Results sent as bytes serialised before the response (embeds.ts). */
+  readonly embeds: Embeds;
   /** The last admission's rate-limit headers, for the HTTP response. */
   admitted: Admitted | null;
+}
+
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+/** A deck body's summary fields, read once per body: bodies are rendered once per deck version and kept. */
+const summaries = new WeakMap<Buffer, DeckSummary>();
+
+function summaryOfBody(body: Buffer): DeckSummary {
+  let summary = summaries.get(body);
+  if (summary === undefined) {
+    summary = deckSummaryOfBody(body);
+    summaries.set(body, summary);
+  }
+  return summary;
 }
 
 function asAppError(error: unknown, request: FastifyRequest): AppError {
@@ -51,7 +67,9 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
   let status = 500;
   let deckId: string | null = typeof args.deckId === 'string' ? args.deckId : null;
   try {
-    const admitted = await policy.admit(policy.tokenBucket(principal), request.ip, tool.reads?.(ctx, args) ?? []);
+    // Awaited only when it is I/O (Redis): in-process counters answer at once.
+    const admission = policy.admitNow(policy.tokenBucket(principal), request.ip, tool.reads?.(ctx, args) ?? NO_KEYS);
+    const admitted = isPromise(admission) ? await admission : admission;
     call.admitted = admitted;
     policy.requireScope(principal, tool.route.scope, call.resource);
     const parsed = tool.schemas.parse(args);
@@ -60,10 +78,10 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     if (outcome.deckId !== undefined) deckId = outcome.deckId;
     const raw = Buffer.isBuffer(outcome.body);
     // A deck read is sent as its rendered bytes; its summary line is read from their head.
-    const summaryOf = raw ? deckSummaryOfBody(outcome.body) : outcome.body;
+    const summaryOf = raw ? summaryOfBody(outcome.body) : outcome.body;
     return {
       content: [{ type: 'text', text: summarise(tool.name, summaryOf, outcome.replayed) }],
-      structuredContent: raw ? call.embed(outcome.body) : outcome.body as Record<string, unknown>,
+      structuredContent: raw ? call.embeds.embed(outcome.body, true) : outcome.body as Record<string, unknown>,
     };
   } catch (error) {
     const appError = asAppError(error, request);

@@ -99,9 +99,12 @@ const SPECS: readonly ToolSpec[] = [
       const key = typeof args.deckId === 'string' ? ctx.deckVersions.keyOf(args.deckId) : null;
       return key === null ? [] : [key];
     },
-    run: async ({ ctx, principal, values }, args) => ok(await getDeckBody(ctx, principal, {
-      deckId: param(args, 'deckId'), published: ctx.deckVersions.parse(values[0] ?? null),
-    })),
+    // As the API route: the board knows the version from the admission's read (Redis) or from
+    // this process's memory (SQLite), so a held body needs no database read.
+    run: async ({ ctx, principal, values }, args) => {
+      const deckId = param(args, 'deckId');
+      return ok(await getDeckBody(ctx, principal, { deckId, published: ctx.deckVersions.versionOf(deckId, values[0] ?? null) }));
+    },
   },
   {
     name: 'import_deck', operationId: 'importDeck', title: 'Create or replace a deck', description: text.IMPORT_DECK,
