@@ -1,9 +1,10 @@
 // The web pages at the root of the site ({PUBLIC_URL}/...), as one encapsulated plugin owning what
 // pages need and no other surface should meet: urlencoded form bodies (@fastify/formbody, nothing
 // else), cookies, the browser's session (request.viewer), CSRF tokens, the security headers
-// (@fastify/helmet), Eta templates in one layout (@fastify/view), static assets under /assets/,
-// and HTML error and not-found pages. Registered with `{ prefix: '/' }`, so its not-found page
-// answers every path outside the prefixed surfaces (/api/v1 keeps its JSON 404).
+// (@fastify/helmet), Eta templates in one layout (@fastify/view), static assets under /assets/
+// (ours from memory, assets.ts; KaTeX's with @fastify/static), and HTML error and not-found
+// pages. Registered with `{ prefix: '/' }`, so its not-found page answers every path outside the
+// prefixed surfaces (/api/v1 keeps its JSON 404).
 //
 // Page routes come from WEB_MODULES: `(scope, deps) => void`, each calling the same services as
 // the API and the CLI (docs/architecture.md, "Web surface").
@@ -24,6 +25,7 @@ import type { Config } from '../../config.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Policy } from '../../policy/policy.ts';
 import { ROOT_PLUGIN } from '../root.ts';
+import { assetUrl, loadAssets, serveAssets } from './assets.ts';
 import { webErrorHandler, webNotFound } from './errors.ts';
 import { accountPages } from './pages/account.pages.ts';
 import { homePages } from './pages/home.pages.ts';
@@ -61,15 +63,20 @@ export type WebModule = (scope: FastifyInstance, deps: WebDeps) => void;
 const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, learningPages, oauthPages];
 
 export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config, oauth }) => {
+  const assets = loadAssets(ASSETS_DIR);
   scope.removeAllContentTypeParsers();
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   scope.setErrorHandler(webErrorHandler);
   scope.setNotFoundHandler(webNotFound);
-  // Pages and assets compressed (a 100-entry activity page is ~46 KB of HTML, ~6 KB on the wire).
-  // A page that shows a secret beside text from the request (the new token) turns it off
-  // (`compress: false` on its route), so a BREACH-style guess cannot read it from the sizes;
-  // CSRF tokens are salted anew on every page.
-  await scope.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
+  // Pages compressed (a 100-entry activity page is ~46 KB of HTML, ~2 KB on the wire), in one call
+  // up to 128 KB, sent with a Content-Length in one write: past the plugin's default (8 KB on a
+  // 2-core machine) a page went through a brotli stream, chunk by chunk through the thread pool,
+  // each chunk a wait for a core before the browser has the whole page (brotli at quality 4 is
+  // about a millisecond of CPU for such a page either way). A page that shows a secret beside text
+  // from the request (the new token) turns it off (`compress: false` on its route), so a
+  // BREACH-style guess cannot read it from the sizes; CSRF tokens are salted anew on every page.
+  // Our own assets are compressed once, at boot (assets.ts).
+  await scope.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], syncThreshold: 128 * 1024 });
   await scope.register(helmet, helmetOptions());
   await scope.register(cookie);
   await scope.register(csrf, {
@@ -87,16 +94,10 @@ export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config, oauth
     viewExt: 'eta',
     // Compiled templates are kept (Eta's cache); nothing reloads them from disk at run time.
     production: true,
-    defaultContext: { apiDocsUrl: '/api/v1/docs', signupOpen: config.signup === 'open' },
+    // `it.asset('/assets/site.css')`: the URL with the file's hash, cached for a year (assets.ts).
+    defaultContext: { apiDocsUrl: '/api/v1/docs', signupOpen: config.signup === 'open', asset: (urlPath: string) => assetUrl(assets, urlPath) },
   });
-  await scope.register(fastifyStatic, {
-    root: ASSETS_DIR,
-    prefix: '/assets/',
-    // Served with a short cache; file names carry no hash yet.
-    maxAge: '1h',
-    index: false,
-    list: false,
-  });
+  serveAssets(scope, assets);
   await scope.register(fastifyStatic, {
     root: KATEX_DIR, prefix: '/assets/katex/', decorateReply: false, maxAge: '1d', index: false, list: false,
     allowedPath: (pathName) => pathName === '/katex.min.css' || pathName.startsWith('/fonts/'),
