@@ -113,6 +113,37 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.equal(refused.status, 401);
   });
 
+  test('should list an app allowed on two devices once, with the scopes of both, and disconnect both', async () => {
+    const config = await registerFromResourceMetadata(server, { client_name: 'Two-device agent', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${server.url}/api/v1`;
+    const allow = async (onPage: Page, scope: string, signIn: boolean) => {
+      const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope, resource });
+      const callback = await consentInBrowser(onPage, auth.url, person.email, 'Allow', { appPort: app.port, signIn });
+      return client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
+    };
+    const first = await allow(page, 'decks:read', false);
+    // The second device: another browser session, so another consent and another grant.
+    const otherContext = await browser.newContext();
+    try {
+      const second = await allow(await otherContext.newPage(), 'reviews:read', true);
+      for (const tokens of [first, second]) assert.equal((await server.api('GET', '/whoami', { token: tokens.access_token })).status, 200);
+
+      await page.goto(`${server.url}/settings/apps`);
+      const rows = page.getByRole('row', { name: /Two-device agent/ });
+      assert.equal(await rows.count(), 1);
+      assert.match(await rows.innerText(), /decks:read, reviews:read/);
+      await rows.getByRole('button', { name: 'Disconnect' }).click();
+      await page.getByRole('status').waitFor();
+      assert.doesNotMatch(await page.locator('main').innerText(), /Two-device agent/);
+      for (const tokens of [first, second]) {
+        const refused = await waitFor(5000, () => server.api('GET', '/whoami', { token: tokens.access_token }), (r) => r.status === 401);
+        assert.equal(refused.status, 401);
+      }
+    } finally {
+      await otherContext.close();
+    }
+  });
+
   test('should refuse every token of a grant once its refresh token is revoked (RFC 7009)', async () => {
     const config = await registerFromResourceMetadata(server, { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'] });
     const resource = `${server.url}/api/v1`;

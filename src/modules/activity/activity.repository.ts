@@ -34,7 +34,13 @@ function toEntry(r: Row): ActivityEntry {
 }
 
 export async function listActivityOfToken(db: Db, tokenId: string, limit: number): Promise<ActivityEntry[]> {
-  const rows = await db.selectFrom('activity').selectAll().where('token_id', '=', tokenId)
+  return listActivityOfTokens(db, [tokenId], limit);
+}
+
+/** The newest calls made with any of the tokens (an app's grants), newest first. */
+export async function listActivityOfTokens(db: Db, tokenIds: readonly string[], limit: number): Promise<ActivityEntry[]> {
+  if (tokenIds.length === 0) return [];
+  const rows = await db.selectFrom('activity').selectAll().where('token_id', 'in', tokenIds)
     .orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(toEntry);
 }
