@@ -125,6 +125,30 @@ describe('token settings pages', () => {
     assert.equal((await web.get(`/settings/tokens/${tokenId}?token=forged.token`)).status, 400);
   });
 
+  test('should list a person\'s tokens newest first in keyset pages of 50, and refuse a page token of another person\'s list', async () => {
+    const web = await signedIn();
+    const made: string[] = [];
+    for (let i = 0; i < 120; i++) made.push((await web.createToken(`t${i}`, ['decks:read'])).tokenId);
+    const seen: string[] = [];
+    const pages: string[] = [];
+    let path: string | null = '/settings/tokens';
+    while (path !== null) {
+      const res = await web.get(path);
+      assert.equal(res.status, 200);
+      pages.push(res.html);
+      seen.push(...[...res.html.matchAll(/<th scope="row"><a href="\/settings\/tokens\/(tok_\w+)">/g)].map((m) => m[1]));
+      path = /href="([^"]+)">Older tokens</.exec(res.html)?.[1].replaceAll('&amp;', '&') ?? null;
+    }
+    assert.deepEqual(pages.map((html) => (html.match(/<th scope="row">/g) ?? []).length), [50, 50, 20]);
+    assert.deepEqual(seen, made.toReversed());
+    assert.doesNotMatch(pages[0], /Newest tokens/);
+    assert.match(pages[1], /href="\/settings\/tokens">Newest tokens</);
+    const second = /href="([^"]+)">Older tokens</.exec(pages[0])?.[1].replaceAll('&amp;', '&') ?? '';
+    assert.equal((await web.get('/settings/tokens?token=forged.token')).status, 400);
+    // Another person's continuation token is not a key into this person's list.
+    assert.equal((await (await signedIn()).get(second)).status, 400);
+  });
+
   test('should send the security headers on every page and no CORS headers', async () => {
     const web = await signedIn();
     for (const path of ['/', '/signin', '/settings/tokens', '/settings/account', '/nowhere']) {

@@ -66,12 +66,21 @@ export async function markTokenRevoked(db: Db, id: string, at: string): Promise<
 }
 
 /** A user's personal access tokens, newest first, each with the time of its latest recorded call. */
-export async function listPatsOfUserWithLastUse(db: Db, userId: string): Promise<(TokenRecord & { lastUsedAt: string | null })[]> {
-  const rows = await db.selectFrom('tokens').selectAll()
+/**
+ * A keyset page of a user's personal access tokens, newest first (created_at desc, id asc), with
+ * each one's last use: tokens after `after` in that order.
+ */
+export async function pagePatsOfUserWithLastUse(
+  db: Db, userId: string, limit: number, after: { createdAt: string; id: string } | null,
+): Promise<(TokenRecord & { lastUsedAt: string | null })[]> {
+  let query = db.selectFrom('tokens').selectAll()
     // One index probe per token (activity_token_at_idx), whatever the size of the log.
     .select((eb) => eb.selectFrom('activity').select((a) => a.fn.max('activity.at').as('at')).whereRef('activity.token_id', '=', 'tokens.id').as('last_used_at'))
-    .where('user_id', '=', userId).where('kind', '=', 'pat')
-    .orderBy('created_at', 'desc').orderBy('id').execute();
+    .where('user_id', '=', userId).where('kind', '=', 'pat');
+  if (after !== null) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ ...toRecord(r), lastUsedAt: r.last_used_at ?? null }));
 }
 

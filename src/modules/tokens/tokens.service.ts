@@ -3,12 +3,13 @@
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { decodeCursor, encodeCursor } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
 import { isScope, type Scope } from '../identity/scopes.ts';
 import { forgetToken } from './token-cache.ts';
 import { generatePat, hashToken } from './token-format.ts';
 import {
-  findTokenById, insertToken, lastUseOfToken, listPatsOfUserWithLastUse, listTokensOfUser, markTokenRevoked, type TokenRecord,
+  findTokenById, insertToken, lastUseOfToken, listTokensOfUser, markTokenRevoked, pagePatsOfUserWithLastUse, type TokenRecord,
 } from './tokens.repository.ts';
 
 /** Expiry choices offered to users, in days. */
@@ -97,10 +98,35 @@ export interface TokenView extends TokenSummary {
   status: TokenStatus;
 }
 
-/** The actor's personal access tokens, newest first, with last use and status. */
-export async function listTokenViews(ctx: ServiceContext, actor: Actor): Promise<TokenView[]> {
+export interface TokenViewPage {
+  items: TokenView[];
+  /** The next (older) page's continuation token, or null on the last page. */
+  nextToken: string | null;
+}
+
+/**
+ * The actor's personal access tokens, newest first, with last use and status, in keyset pages like
+ * GET /decks: `token` continues after the previous page's last token (400 BAD_REQUEST for a token
+ * of another list).
+ */
+export async function listTokenViews(ctx: ServiceContext, actor: Actor, input: { limit: number; token?: string | undefined }): Promise<TokenViewPage> {
+  const list = `pats:${actor.userId}`;
+  let after: { createdAt: string; id: string } | null = null;
+  if (input.token !== undefined && input.token !== '') {
+    const [createdAt, id, of] = decodeCursor(ctx.secrets.cursorKey, input.token, 'token');
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || of !== list) {
+      throw new AppError('BAD_REQUEST', 'query parameter token is not a continuation token of this list', { field: 'token' });
+    }
+    after = { createdAt, id };
+  }
   const now = ctx.clock.now();
-  return (await listPatsOfUserWithLastUse(ctx.db, actor.userId)).map((t) => ({ ...summary(t), lastUsedAt: t.lastUsedAt, status: tokenStatus(t, now) }));
+  const rows = await pagePatsOfUserWithLastUse(ctx.db, actor.userId, input.limit + 1, after);
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((t) => ({ ...summary(t), lastUsedAt: t.lastUsedAt, status: tokenStatus(t, now) })),
+    nextToken: rows.length > input.limit && last ? encodeCursor(ctx.secrets.cursorKey, [last.createdAt, last.id, list]) : null,
+  };
 }
 
 /** One of the actor's personal access tokens; anyone else's, or none, is TOKEN_NOT_FOUND alike. */

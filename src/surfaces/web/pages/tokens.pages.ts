@@ -13,6 +13,8 @@ import { viewerOf, type Viewer } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 
 export const ACTIVITY_PER_PAGE = 100;
+/** Tokens listed per page of /settings/tokens (keyset pages, newest first). */
+export const TOKENS_PER_PAGE = 50;
 
 /** What each scope lets a token do, shown beside its checkbox. */
 export const SCOPE_WORDS: Record<Scope, string> = {
@@ -30,10 +32,14 @@ const EXPIRIES = TOKEN_EXPIRY_DAYS.map((days) => ({ days, label: `${days} days` 
 interface TokenParams { tokenId: string }
 
 export function tokenPages(scope: FastifyInstance, { ctx }: WebDeps): void {
-  async function listPage(viewer: Viewer, extra: Partial<PageContext>): Promise<PageContext> {
+  /** The page: the form, and the list from its first page or from the continuation token `token`. */
+  async function listPage(viewer: Viewer, extra: Partial<PageContext>, token = ''): Promise<PageContext> {
+    const page = await listTokenViews(ctx, viewer, { limit: TOKENS_PER_PAGE, token });
     return {
       title: 'Personal access tokens',
-      tokens: await listTokenViews(ctx, viewer),
+      tokens: page.items,
+      older: page.nextToken === null ? null : `/settings/tokens?token=${encodeURIComponent(page.nextToken)}`,
+      newest: token === '' ? null : '/settings/tokens',
       scopes: SCOPES,
       expiries: EXPIRIES,
       defaultExpiry: DEFAULT_TOKEN_EXPIRY_DAYS,
@@ -43,7 +49,7 @@ export function tokenPages(scope: FastifyInstance, { ctx }: WebDeps): void {
   }
 
   scope.get('/settings/tokens', SIGNED_IN, async (request, reply) => {
-    return renderPage(request, reply, 'tokens', await listPage(viewerOf(request), {}));
+    return renderPage(request, reply, 'tokens', await listPage(viewerOf(request), {}, field(request.query, 'token')));
   });
 
   // Not compressed: the response holds the new token beside the name the form sent (see web.surface.ts).
