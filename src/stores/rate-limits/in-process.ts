@@ -13,41 +13,27 @@ function nulls(reads: readonly string[]): readonly (string | null)[] {
 }
 
 /**
- * Counts per bucket within one kind of window, as if keyed by bucket and window index (the Redis
- * store's keys, `windowKeys`), without building a key per call: each bucket holds the count of
- * the latest window it was counted in, and of any earlier window counted after it (the clock went
- * back). Counters of windows that have passed are dropped when a later window starts.
+ * Counts per bucket and window index, as the Redis store's keys (`windowKeys`) count them, without
+ * building a key per call. A window's counts are dropped once a later window starts; a count made
+ * in an earlier window (the clock went back) stays apart until then, as its own key would.
  */
 class WindowCounters {
-  readonly #counts = new Map<string, { index: number; count: number; earlier?: Map<number, number> }>();
+  readonly #windows = new Map<number, Map<string, number>>();
   #latestIndex = -Infinity;
 
   /** The bucket's count in window `index` (0 when nothing was counted). */
   get(bucketKey: string, index: number): number {
-    const entry = this.#counts.get(bucketKey);
-    if (entry === undefined) return 0;
-    return entry.index === index ? entry.count : entry.earlier?.get(index) ?? 0;
+    return this.#windows.get(index)?.get(bucketKey) ?? 0;
   }
 
   increment(bucketKey: string, index: number): void {
     if (index > this.#latestIndex) {
       this.#latestIndex = index;
-      // Every count a bucket holds is of its latest window or an earlier one: all have passed.
-      for (const [k, entry] of this.#counts) if (entry.index < index) this.#counts.delete(k);
+      for (const past of this.#windows.keys()) if (past < index) this.#windows.delete(past);
     }
-    const entry = this.#counts.get(bucketKey);
-    if (entry === undefined) {
-      this.#counts.set(bucketKey, { index, count: 1 });
-    } else if (entry.index === index) {
-      entry.count += 1;
-    } else if (entry.index < index) {
-      (entry.earlier ??= new Map<number, number>()).set(entry.index, entry.count);
-      entry.index = index;
-      entry.count = 1;
-    } else {
-      entry.earlier ??= new Map<number, number>();
-      entry.earlier.set(index, (entry.earlier.get(index) ?? 0) + 1);
-    }
+    let counts = this.#windows.get(index);
+    if (counts === undefined) this.#windows.set(index, counts = new Map<string, number>());
+    counts.set(bucketKey, (counts.get(bucketKey) ?? 0) + 1);
   }
 }
 
