@@ -28,3 +28,30 @@ export function decodeCursor(key: string, token: string, field: string): unknown
     throw invalid();
   }
 }
+
+/**
+ * The sort key carried by a continuation token of the list named `list` (null without a token).
+ * The list's name is signed into the token, so a token of another list (another token's log, the
+ * same log under another filter, another person's tokens) is refused with 400 BAD_REQUEST rather
+ * than read as a position in this one. `types`: the type of each value of the sort key.
+ */
+export function continuationOf(key: string, token: string | undefined, list: string, types: readonly ('string' | 'number')[]): unknown[] | null {
+  if (token === undefined || token === '') return null;
+  const values = decodeCursor(key, token, 'token');
+  if (values.length !== types.length + 1 || values.at(-1) !== list || types.some((type, i) => typeof values[i] !== type)) {
+    throw new AppError('BAD_REQUEST', 'query parameter token is not a continuation token of this list', { field: 'token' });
+  }
+  return values.slice(0, -1);
+}
+
+/**
+ * A keyset page: the first `limit` of `rows` (read with limit + 1, the one more telling whether
+ * there is a next page) and the continuation token of `list` after its last row.
+ */
+export function keysetPage<R>(
+  key: string, rows: readonly R[], limit: number, list: string, sortKeyOf: (row: R) => readonly (string | number)[],
+): { rows: R[]; nextToken: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { rows: page, nextToken: rows.length > limit && last !== undefined ? encodeCursor(key, [...sortKeyOf(last), list]) : null };
+}

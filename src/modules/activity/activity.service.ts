@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { decodeCursor, encodeCursor } from '../../keyset-cursor.ts';
+import { continuationOf, keysetPage } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
 import { getToken, getTokenView } from '../tokens/tokens.service.ts';
 import { listActivityOfToken, pageActivityOfToken, type ActivityEntry, type ActivityOutcome } from './activity.repository.ts';
@@ -35,20 +35,10 @@ export async function listOwnTokenActivity(
     throw new AppError('BAD_REQUEST', `outcome must be one of ${ACTIVITY_OUTCOMES.join(', ')}`, { field: 'outcome' });
   }
   await getTokenView(ctx, actor, { tokenId: input.tokenId });
-  let after: { at: string; id: number } | null = null;
-  if (input.token !== undefined && input.token !== '') {
-    const [at, id, forToken] = decodeCursor(ctx.secrets.cursorKey, input.token, 'token');
-    // A token of another token's log (or another filter's) is refused, not silently misread.
-    if (typeof at !== 'string' || typeof id !== 'number' || forToken !== `${input.tokenId}:${outcome ?? ''}`) {
-      throw new AppError('BAD_REQUEST', 'query parameter token is not a continuation token of this list', { field: 'token' });
-    }
-    after = { at, id };
-  }
+  const list = `${input.tokenId}:${outcome ?? ''}`;
+  const position = continuationOf(ctx.secrets.cursorKey, input.token, list, ['string', 'number']);
+  const after = position === null ? null : { at: position[0] as string, id: position[1] as number };
   const rows = await pageActivityOfToken(ctx.db, input.tokenId, outcome as ActivityOutcome | null, input.limit + 1, after);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return {
-    items: page.map((r) => r.entry),
-    nextToken: rows.length > input.limit && last ? encodeCursor(ctx.secrets.cursorKey, [last.entry.at, last.id, `${input.tokenId}:${outcome ?? ''}`]) : null,
-  };
+  const page = keysetPage(ctx.secrets.cursorKey, rows, input.limit, list, (row) => [row.entry.at, row.id]);
+  return { items: page.rows.map((r) => r.entry), nextToken: page.nextToken };
 }

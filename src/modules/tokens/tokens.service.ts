@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { decodeCursor, encodeCursor } from '../../keyset-cursor.ts';
+import { continuationOf, keysetPage } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
 import { isScope, type Scope } from '../identity/scopes.ts';
 import { forgetToken } from './token-cache.ts';
@@ -111,22 +111,12 @@ export interface TokenViewPage {
  */
 export async function listTokenViews(ctx: ServiceContext, actor: Actor, input: { limit: number; token?: string | undefined }): Promise<TokenViewPage> {
   const list = `pats:${actor.userId}`;
-  let after: { createdAt: string; id: string } | null = null;
-  if (input.token !== undefined && input.token !== '') {
-    const [createdAt, id, of] = decodeCursor(ctx.secrets.cursorKey, input.token, 'token');
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || of !== list) {
-      throw new AppError('BAD_REQUEST', 'query parameter token is not a continuation token of this list', { field: 'token' });
-    }
-    after = { createdAt, id };
-  }
+  const position = continuationOf(ctx.secrets.cursorKey, input.token, list, ['string', 'string']);
+  const after = position === null ? null : { createdAt: position[0] as string, id: position[1] as string };
   const now = ctx.clock.now();
   const rows = await pagePatsOfUserWithLastUse(ctx.db, actor.userId, input.limit + 1, after);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
-  return {
-    items: page.map((t) => ({ ...summary(t), lastUsedAt: t.lastUsedAt, status: tokenStatus(t, now) })),
-    nextToken: rows.length > input.limit && last ? encodeCursor(ctx.secrets.cursorKey, [last.createdAt, last.id, list]) : null,
-  };
+  const page = keysetPage(ctx.secrets.cursorKey, rows, input.limit, list, (t) => [t.createdAt, t.id]);
+  return { items: page.rows.map((t) => ({ ...summary(t), lastUsedAt: t.lastUsedAt, status: tokenStatus(t, now) })), nextToken: page.nextToken };
 }
 
 /** One of the actor's personal access tokens; anyone else's, or none, is TOKEN_NOT_FOUND alike. */
