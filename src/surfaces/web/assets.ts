@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import negotiate from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const PREFIX = '/assets/';
@@ -58,18 +59,12 @@ export function assetUrl(assets: Assets, urlPath: string): string {
   return asset === undefined ? urlPath : `${urlPath}?v=${asset.version}`;
 }
 
-/** br, else gzip, else none: what Accept-Encoding allows (a coding with q=0 is refused). */
+/**
+ * The coding Accept-Encoding prefers among br and gzip (br on a tie), else none: the negotiation
+ * @fastify/compress and @fastify/static make (q-values, `*`, q=0 refusing a coding).
+ */
 export function pickEncoding(header: string | undefined): Encoding {
-  if (header === undefined) return 'identity';
-  const accepted = new Set<string>();
-  for (const part of header.toLowerCase().split(',')) {
-    const [coding = '', ...params] = part.split(';').map((s) => s.trim());
-    const q = params.find((p) => p.startsWith('q='));
-    if (q === undefined || Number(q.slice(2)) > 0) accepted.add(coding);
-  }
-  if (accepted.has('br')) return 'br';
-  if (accepted.has('gzip') || accepted.has('*')) return 'gzip';
-  return 'identity';
+  return header === undefined ? 'identity' : negotiate(header, ['br', 'gzip']) ?? 'identity';
 }
 
 /** A strong validator per representation (each encoding is different bytes). */
