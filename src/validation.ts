@@ -44,10 +44,8 @@ const NO_ERRORS: ErrorObject[] = [];
 
 function withBoundedWork(schema: object, validate: ValidateFunction): ValidateFunction {
   const bounded = ((data: unknown) => {
-    // Each walk first only asks whether there is anything to report (no paths, no entry arrays:
-    // a fifth of an import's validation), and writes the errors only then.
-    const oversized = anyOversized(schema, data) ? oversizedValues(schema, data) : NO_ERRORS;
-    const errors = oversized.length > 0 ? oversized : validate(data) ? (anyUnkeepable(data) ? unkeepableText(data) : NO_ERRORS) : validate.errors ?? [];
+    const oversized = errorsOf((found) => findOversized(schema, data, found));
+    const errors = oversized.length > 0 ? oversized : validate(data) ? errorsOf((found) => findUnkeepable(data, found)) : validate.errors ?? [];
     bounded.errors = errors.length > 0 ? errors : null;
     return errors.length === 0;
   }) as ValidateFunction;
@@ -67,62 +65,70 @@ function longerThan(text: string, max: number): boolean {
 }
 
 /**
+ * A walk's errors. It first walks only asking whether there is any (no paths written: a fifth of
+ * an import's validation), and walks again writing them only then.
+ */
+function errorsOf(walk: (found: ErrorObject[] | null) => boolean): ErrorObject[] {
+  if (!walk(null)) return NO_ERRORS;
+  const found: ErrorObject[] = [];
+  walk(found);
+  return found;
+}
+
+/**
  * Arrays longer than their maxItems and strings longer than their maxLength, along the schema's
  * properties and items: found before Ajv runs, so that (with allErrors) it never validates each of
  * 100,000 cards, nor runs a pattern over a megabyte string (a pattern's backtracking stack can
- * overflow on one). An array over its limit is not looked into.
+ * overflow on one). An array over its limit is not looked into. With `found` null, whether there
+ * is one; else each is written into `found` with its JSON pointer.
  */
-function oversizedValues(schema: object, data: unknown): ErrorObject[] {
-  const errors: ErrorObject[] = [];
-  const stack: [SchemaNode, unknown, Path][] = [[schema, data, null]];
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const [node, value, path] = entry;
-    for (const branch of node.anyOf ?? []) stack.push([branch as SchemaNode, value, path]);
+function findOversized(schema: object, data: unknown, found: ErrorObject[] | null): boolean {
+  const nodes: SchemaNode[] = [schema];
+  const values: unknown[] = [data];
+  // Where each pending value is, kept only when errors are written.
+  const paths: Path[] = [null];
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    const value = values.pop();
+    const path = found === null ? null : paths.pop() ?? null;
+    for (const branch of node.anyOf ?? []) {
+      nodes.push(branch as SchemaNode);
+      values.push(value);
+      if (found !== null) paths.push(path);
+    }
     if (typeof value === 'string' && node.type === 'string' && node.maxLength !== undefined && longerThan(value, node.maxLength)) {
-      errors.push({
+      if (found === null) return true;
+      found.push({
         instancePath: pointer(path), schemaPath: '#/maxLength', keyword: 'maxLength', params: { limit: node.maxLength },
         message: `must NOT have more than ${node.maxLength} characters`,
       });
     } else if (Array.isArray(value) && node.type === 'array') {
+      const items = node.items;
       if (node.maxItems !== undefined && value.length > node.maxItems) {
-        errors.push({
+        if (found === null) return true;
+        found.push({
           instancePath: pointer(path), schemaPath: '#/maxItems', keyword: 'maxItems', params: { limit: node.maxItems },
           message: `must NOT have more than ${node.maxItems} items`,
         });
-      } else if (typeof node.items === 'object' && node.items !== null) {
-        for (let i = value.length - 1; i >= 0; i--) stack.push([node.items, value[i], { parent: path, segment: i }]);
+      } else if (typeof items === 'object' && items !== null) {
+        for (let i = value.length - 1; i >= 0; i--) {
+          nodes.push(items);
+          values.push(value[i]);
+          if (found !== null) paths.push({ parent: path, segment: i });
+        }
       }
-    } else if (isRecord(value) && node.type === 'object' && node.properties) {
-      for (const [key, child] of Object.entries(node.properties).reverse()) {
-        if (Object.hasOwn(value, key)) stack.push([child as SchemaNode, value[key], { parent: path, segment: key, raw: true }]);
-      }
-    }
-  }
-  return errors;
-}
-
-/** Whether oversizedValues would find anything: the same walk, without paths or allocations per value. */
-function anyOversized(schema: object, data: unknown): boolean {
-  const nodes: SchemaNode[] = [schema];
-  const values: unknown[] = [data];
-  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
-    const value = values.pop();
-    if (node.anyOf !== undefined) for (const branch of node.anyOf) { nodes.push(branch as SchemaNode); values.push(value); }
-    if (typeof value === 'string') {
-      if (node.type === 'string' && node.maxLength !== undefined && longerThan(value, node.maxLength)) return true;
-    } else if (Array.isArray(value)) {
-      if (node.type !== 'array') continue;
-      if (node.maxItems !== undefined && value.length > node.maxItems) return true;
-      const items = node.items;
-      if (typeof items === 'object' && items !== null) for (const item of value) { nodes.push(items); values.push(item); }
     } else if (isRecord(value) && node.type === 'object' && node.properties) {
       const properties = node.properties;
-      for (const key in properties) {
-        if (Object.hasOwn(properties, key) && Object.hasOwn(value, key)) { nodes.push(properties[key] as SchemaNode); values.push(value[key]); }
+      const keys = Object.keys(properties);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i];
+        if (!Object.hasOwn(value, key)) continue;
+        nodes.push(properties[key] as SchemaNode);
+        values.push(value[key]);
+        if (found !== null) paths.push({ parent: path, segment: key, raw: true });
       }
     }
   }
-  return false;
+  return found !== null && found.length > 0;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -159,48 +165,44 @@ export const BACKSLASH_KEY = /[{,]\s*"\\(?:\\|u005[cC])"\s*:/;
 /**
  * Text that cannot be kept as sent: strings and property names that are not well-formed UTF-16 (a
  * lone surrogate cannot be stored or sent as UTF-8), and property names of one backslash
- * (BACKSLASH_KEY). Run on a body that passed its schema, so its depth is bounded.
+ * (BACKSLASH_KEY). Run on a body that passed its schema, so its depth is bounded. With `found`
+ * null, whether there is any; else each is written into `found` with its JSON pointer.
  */
-function unkeepableText(data: unknown): ErrorObject[] {
-  const errors: ErrorObject[] = [];
-  const report = (path: Path, message: string) => errors.push({ instancePath: pointer(path), schemaPath: '#', keyword: 'wellFormed', params: {}, message });
-  const stack: [unknown, Path][] = [[data, null]];
-  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
-    const [value, path] = entry;
+function findUnkeepable(data: unknown, found: ErrorObject[] | null): boolean {
+  const report = (path: Path, message: string) => { found?.push({ instancePath: pointer(path), schemaPath: '#', keyword: 'wellFormed', params: {}, message }); };
+  const values: unknown[] = [data];
+  // Where each pending value is, kept only when errors are written.
+  const paths: Path[] = [null];
+  while (values.length > 0) {
+    const value = values.pop();
+    const path = found === null ? null : paths.pop() ?? null;
     if (typeof value === 'string') {
-      if (!value.isWellFormed()) report(path, 'must be well-formed Unicode text (it holds a lone surrogate)');
+      if (!value.isWellFormed()) {
+        if (found === null) return true;
+        report(path, 'must be well-formed Unicode text (it holds a lone surrogate)');
+      }
     } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], { parent: path, segment: i }]);
+      for (let i = value.length - 1; i >= 0; i--) {
+        values.push(value[i]);
+        if (found !== null) paths.push({ parent: path, segment: i });
+      }
     } else if (isRecord(value)) {
-      for (const [key, child] of Object.entries(value).reverse()) {
-        const childPath: Path = { parent: path, segment: key };
-        if (!key.isWellFormed()) report(childPath, 'is a property name that is not well-formed Unicode (it holds a lone surrogate)');
-        if (key === '\\') report(childPath, 'is a property name of one backslash, which is not accepted');
-        stack.push([child, childPath]);
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i];
+        const childPath: Path = found === null ? null : { parent: path, segment: key };
+        const problem = key === '\\' ? 'is a property name of one backslash, which is not accepted'
+          : key.isWellFormed() ? null : 'is a property name that is not well-formed Unicode (it holds a lone surrogate)';
+        if (problem !== null) {
+          if (found === null) return true;
+          report(childPath, problem);
+        }
+        values.push(value[key]);
+        if (found !== null) paths.push(childPath);
       }
     }
   }
-  return errors;
-}
-
-/** Whether unkeepableText would find anything: the same walk, without paths or entry arrays. */
-function anyUnkeepable(data: unknown): boolean {
-  const stack: unknown[] = [data];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === 'string') {
-      if (!value.isWellFormed()) return true;
-    } else if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-    } else if (isRecord(value)) {
-      for (const key in value) {
-        if (!Object.hasOwn(value, key)) continue;
-        if (key === '\\' || !key.isWellFormed()) return true;
-        stack.push(value[key]);
-      }
-    }
-  }
-  return false;
+  return found !== null && found.length > 0;
 }
 
 export interface JsonLimits {
