@@ -52,13 +52,12 @@ function verifiedBefore(ctx: ServiceContext, presented: string): CachedToken | u
   return cached?.verified !== undefined && bytesEqual(cached.verified, presented) ? cached : undefined;
 }
 
+/** A token verifiedBefore did not know: its HMAC against the row decides, and is remembered. */
 function check(ctx: ServiceContext, cached: CachedToken, presented: string): Verification {
-  if (cached.verified === undefined || !bytesEqual(cached.verified, presented)) {
-    if (!hashesEqual(cached.token.hash, hashToken(ctx.secrets.tokenHashKey, presented))) {
-      return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
-    }
-    cached.verified = Buffer.from(presented);
+  if (!hashesEqual(cached.token.hash, hashToken(ctx.secrets.tokenHashKey, presented))) {
+    return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
   }
+  cached.verified = Buffer.from(presented);
   return standing(ctx, cached);
 }
 
