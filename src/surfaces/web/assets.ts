@@ -63,7 +63,7 @@ export function assetUrl(assets: Assets, urlPath: string): string {
  * The coding Accept-Encoding prefers among br and gzip (br on a tie), else none: the negotiation
  * @fastify/compress and @fastify/static make (q-values, `*`, q=0 refusing a coding).
  */
-export function pickEncoding(header: string | undefined): Encoding {
+function pickEncoding(header: string | undefined): Encoding {
   return header === undefined ? 'identity' : negotiate(header, ['br', 'gzip']) ?? 'identity';
 }
 
