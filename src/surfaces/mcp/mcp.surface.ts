@@ -4,8 +4,7 @@
 // envelope in `data`) and its 404. Each POST is authenticated once (401 names this resource's
 // metadata); each tool call then goes through the per-call policy (tool-calls.ts).
 import { randomBytes } from 'node:crypto';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { ErrorCode, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServiceContext } from '../../context.ts';
@@ -20,13 +19,17 @@ import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import { Embeds } from './embeds.ts';
 import { loadGuides } from './guides.ts';
-import { sdkServer } from './sdk-server.ts';
+import type { SdkHandler } from './sdk-server.ts';
 import type { CallContext } from './tool-calls.ts';
 import { buildTools } from './tools.ts';
 
 export const MCP_PREFIX = '/mcp';
 export const MCP_PLUGIN = 'flashdeck-mcp';
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** JSON-RPC 2.0's "Parse error" (the SDK's ErrorCode.ParseError), for a body refused before the SDK reads it. */
+const JSONRPC_PARSE_ERROR = -32700;
+/** The code the SDK's transport gives server errors it answers itself ("Server error" range). */
+const SERVER_ERROR = -32000;
 
 /** The MCP endpoint as an OAuth protected resource of its own (RFC 9728). */
 export function mcpResource(publicUrl: string) {
@@ -56,7 +59,7 @@ export interface McpSurfaceOptions {
 /** A JSON-RPC error carrying the API's envelope, with the catalog status and headers. */
 function rpcError(reply: FastifyReply, error: AppError, status = error.status): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  const code = status === 400 ? ErrorCode.ParseError : -32000;
+  const code = status === 400 ? JSONRPC_PARSE_ERROR : SERVER_ERROR;
   return reply.code(status).type(JSON_TYPE).send(JSON.stringify({
     jsonrpc: '2.0', id: null, error: { code, message: error.message, data: envelope(error.code, error.message, error.details) },
   }));
@@ -79,10 +82,14 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     })),
   };
   const resources = [...guides.values()].map(({ text: _text, ...meta }) => meta);
-  // One validator for every request's server (each would otherwise build its own Ajv).
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const allowedOrigin = new URL(ctx.publicUrl).origin;
-  const handle = sdkServer({ tools, toolList, guides, resources, jsonSchemaValidator, endpoint: `${ctx.publicUrl}${MCP_PREFIX}` });
+  // The SDK (its server, transport and zod schemas: about 7 MB of heap and 25 MB of RSS) is loaded
+  // by the first request, so an instance nobody calls over MCP never holds it (docs/performance.md).
+  let sdk: Promise<SdkHandler> | null = null;
+  const handlerOf = (): Promise<SdkHandler> => sdk ??= import('./sdk-server.ts').then(
+    ({ sdkServer }) => sdkServer({ tools, toolList, guides, resources, endpoint: `${ctx.publicUrl}${MCP_PREFIX}` }),
+    (error: unknown) => { sdk = null; throw error; },
+  );
   // Deck reads and the tool list are sent as bytes serialised once (embeds.ts).
   const nonce = randomBytes(18).toString('base64url');
 
@@ -125,6 +132,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   scope.post('/', async (request, reply) => {
     const principal = await authenticate(request);
     const call: CallContext = { ctx, policy, resource, principal, request, admitted: null, embeds: new Embeds(nonce) };
+    const handle = await handlerOf();
     const response = await handle(call, request);
 
     if (call.admitted !== null) reply.header('RateLimit-Policy', call.admitted.rateLimitPolicy).header('RateLimit', call.admitted.rateLimit);

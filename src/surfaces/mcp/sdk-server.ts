@@ -8,7 +8,7 @@
 // nothing of one request reaches another. The one thing a Server keeps is what the last
 // `initialize` said about its client (capabilities, name): it is read only to send requests to the
 // client, which this server never does.
-import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -31,7 +31,6 @@ export interface SdkServerOptions {
   toolList: ListToolsResult;
   guides: ReadonlyMap<string, Guide>;
   resources: Resource[];
-  jsonSchemaValidator: AjvJsonSchemaValidator;
   /** The endpoint's URL, as the transport reads it from the request. */
   endpoint: string;
 }
@@ -48,8 +47,13 @@ function callOf(slot: Slot): CallContext {
   return slot.call;
 }
 
-export function sdkServer(options: SdkServerOptions) {
-  const { tools, toolList, guides, resources, jsonSchemaValidator, endpoint } = options;
+/** Runs one POST's JSON-RPC message(s) through the SDK; its response as the transport made it. */
+export type SdkHandler = (call: CallContext, request: FastifyRequest) => Promise<Response>;
+
+export function sdkServer(options: SdkServerOptions): SdkHandler {
+  const { tools, toolList, guides, resources, endpoint } = options;
+  // One validator for every server (each would otherwise build its own Ajv).
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const idle: Slot[] = [];
   const toolListBytes = Buffer.from(JSON.stringify(toolList));
 
@@ -108,7 +112,6 @@ export function sdkServer(options: SdkServerOptions) {
     });
   }
 
-  /** Runs one POST's JSON-RPC message(s) through the SDK; its response as the transport made it. */
   return async function handle(call: CallContext, request: FastifyRequest): Promise<Response> {
     const slot = idle.pop() ?? build();
     slot.call = call;
