@@ -2,7 +2,6 @@
 // Never reads process.env.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import type Provider from 'oidc-provider';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
@@ -26,7 +25,7 @@ import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.
 import { clientErrors } from './surfaces/connections.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
 import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
-import { createProvider, OAUTH_PREFIX, oauthSigningKey } from './surfaces/oauth/provider.ts';
+import { AuthorizationServer, OAUTH_PREFIX } from './surfaces/oauth/authorization-server.ts';
 import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
 import { webSurface } from './surfaces/web/web.surface.ts';
@@ -49,8 +48,8 @@ export interface FlashdeckApp extends FastifyInstance {
   services: ServiceContext;
   policy: Policy;
   activity: ActivityRecorder;
-  /** The OAuth authorization server (oidc-provider). */
-  oauth: Provider;
+  /** The OAuth authorization server (oidc-provider, made on first use). */
+  oauth: AuthorizationServer;
   /** The API's OpenAPI document. */
   apiDocument(): Record<string, unknown>;
   /** Operator actions (the CLI's, and tests' setup) on this app's store. */
@@ -122,24 +121,27 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     },
   });
 
-  const oauth = createProvider(services, {
-    signingKey: await oauthSigningKey(store.db),
-    // DECISIONS: a token is bound to the API or to the MCP endpoint, whichever it was asked for.
-    resources: [apiResource(config.publicUrl).resource.resource, `${config.publicUrl}/mcp`], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
-
-  // oidc-provider renders its own 500s (server_error, no detail); the cause goes to the log.
-  oauth.on('server_error', (_c, error) => app.log.error({ err: error }, 'authorization server error'));
+  const oauth = new AuthorizationServer(async () => {
+    const { createProvider, oauthSigningKey } = await import('./surfaces/oauth/provider.ts');
+    const provider = createProvider(services, {
+      signingKey: await oauthSigningKey(store.db),
+      // DECISIONS: a token is bound to the API or to the MCP endpoint, whichever it was asked for.
+      resources: [apiResource(config.publicUrl).resource.resource, `${config.publicUrl}/mcp`], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
+    // oidc-provider renders its own 500s (server_error, no detail); the cause goes to the log.
+    provider.on('server_error', (_c, error) => app.log.error({ err: error }, 'authorization server error'));
+    return provider;
+  });
 
   await app.register(rootPlugin, { lingerMs: config.timeouts.lingerMs });
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
-  await app.register(oauthSurface, { prefix: OAUTH_PREFIX, provider: oauth });
+  await app.register(oauthSurface, { prefix: OAUTH_PREFIX, server: oauth });
   await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
   // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
   await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });
   await app.register(systemPlugin, {
     db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl), mcpResource(config.publicUrl)],
-    authorizationServer: oauth.callback(),
+    authorizationServer: () => oauth.handler(),
   });
   overrides.extraRoutes?.(app);
 

@@ -11,8 +11,11 @@ export interface SystemDeps {
   checks?: Record<string, () => Promise<void>>;
   /** The protected resources' metadata documents (RFC 9728), each at its paths. */
   resources: readonly { documentPaths: readonly string[]; document: Readonly<Record<string, unknown>> }[];
-  /** The authorization server (oidc-provider's handler), which answers its RFC 8414 metadata. */
-  authorizationServer?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * The authorization server's handler (oidc-provider's), which answers its RFC 8414 metadata;
+   * asked for on each request, since the provider is made on first use.
+   */
+  authorizationServer?: () => Promise<(req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 const PROBE_TIMEOUT_MS = 3000;
@@ -56,10 +59,11 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
   if (authorizationServer !== undefined) {
     // RFC 8414 metadata is oidc-provider's discovery document (same issuer, endpoints, methods),
     // asked under the name it answers to.
-    app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, (request, reply) => {
+    app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, async (request, reply) => {
+      const handler = await authorizationServer();
       void reply.hijack();
       request.raw.url = '/.well-known/openid-configuration';
-      authorizationServer(request.raw, reply.raw);
+      handler(request.raw, reply.raw);
     });
   }
 }

@@ -3,13 +3,13 @@
 // what reaches it first: body parsing (form bodies and, for registration, JSON, guarded against the
 // V8 backslash-key bug before any JSON.parse) and the error of a body that never got through.
 // The sign-in and consent pages are the web surface's (src/surfaces/web/pages/oauth.pages.ts).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type Provider from 'oidc-provider';
 import secureJsonParse from 'secure-json-parse';
 import { BACKSLASH_KEY } from '../../validation.ts';
 import { ROOT_PLUGIN } from '../root.ts';
+import type { AuthorizationServer } from './authorization-server.ts';
 
 export const OAUTH_PLUGIN = 'flashdeck-oauth';
 
@@ -37,21 +37,23 @@ function oauthError(error: FastifyError | OauthBodyError, _request: FastifyReque
   });
 }
 
-/** Hands a request to oidc-provider; a body Fastify read is passed on as `req.body` (it reads that). */
-export function handOver(callback: (req: IncomingMessage, res: ServerResponse) => void, request: FastifyRequest, reply: FastifyReply, url?: string): void {
+/**
+ * Hands a request to oidc-provider; a body Fastify read is passed on as `req.body` (it reads that).
+ * The reply is taken over only once the provider exists, so a failure to make it is answered (500).
+ */
+async function handOver(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const handler = await server.handler();
   void reply.hijack();
   const raw = request.raw as IncomingMessage & { body?: unknown };
   if (request.body !== undefined) raw.body = request.body;
-  if (url !== undefined) raw.url = url;
-  callback(raw, reply.raw);
+  handler(raw, reply.raw);
 }
 
 export interface OauthSurfaceOptions {
-  provider: Provider;
+  server: AuthorizationServer;
 }
 
-export const oauthSurface = fp<OauthSurfaceOptions>((scope, { provider }, done) => {
-  const callback = provider.callback();
+export const oauthSurface = fp<OauthSurfaceOptions>((scope, { server }, done) => {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, next) => {
     const text = body as string;
@@ -70,7 +72,7 @@ export const oauthSurface = fp<OauthSurfaceOptions>((scope, { provider }, done) 
   // refuses what an endpoint does not take, in OAuth's words.
   scope.addContentTypeParser('*', { bodyLimit: BODY_LIMIT }, (_request, _payload, next) => next(null, undefined));
   scope.setErrorHandler(oauthError);
-  scope.setNotFoundHandler((request, reply) => handOver(callback, request, reply));
-  scope.all('/*', (request, reply) => handOver(callback, request, reply));
+  scope.setNotFoundHandler((request, reply) => handOver(server, request, reply));
+  scope.all('/*', (request, reply) => handOver(server, request, reply));
   done();
 }, { name: OAUTH_PLUGIN, dependencies: [ROOT_PLUGIN], encapsulate: true, fastify: '5.x' });

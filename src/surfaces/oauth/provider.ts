@@ -12,8 +12,8 @@ import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../
 import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
 import { escapeHtml } from '../../modules/rendering/html-escape.ts';
 import { OAUTH_SCOPES } from '../../modules/oauth/oauth.service.ts';
+import { OAUTH_PREFIX } from './authorization-server.ts';
 
-export const OAUTH_PREFIX = '/oauth';
 export const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_S = 90 * 86_400;
 

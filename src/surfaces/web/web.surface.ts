@@ -20,7 +20,6 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type Provider from 'oidc-provider';
 import type { Config } from '../../config.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Policy } from '../../policy/policy.ts';
@@ -30,6 +29,7 @@ import { webErrorHandler, webNotFound } from './errors.ts';
 import { accountPages } from './pages/account.pages.ts';
 import { homePages } from './pages/home.pages.ts';
 import { learningPages } from './pages/learning.pages.ts';
+import type { AuthorizationServer } from '../oauth/authorization-server.ts';
 import { oauthPages } from './pages/oauth.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
 import { csrfUserInfo } from './render.ts';
@@ -53,7 +53,7 @@ export interface WebDeps {
   readonly policy: Policy;
   readonly config: Pick<Config, 'signup' | 'publicUrl'>;
   /** The OAuth authorization server, whose sign-in and consent these pages are. */
-  readonly oauth: Provider;
+  readonly oauth: AuthorizationServer;
 }
 
 /** A module's pages: registered in the web scope (plain Fastify routes, HTML replies). */

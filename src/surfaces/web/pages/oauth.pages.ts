@@ -44,7 +44,7 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
   async function interaction(request: FastifyRequest<{ Params: UidParams }>, reply: FastifyReply): Promise<InteractionDetails> {
     let details: InteractionDetails;
     try {
-      details = await oauth.interactionDetails(request.raw, reply.raw);
+      details = await (await oauth.provider()).interactionDetails(request.raw, reply.raw);
     } catch {
       throw new AppError('BAD_REQUEST', 'This authorization request has expired or was already answered. Start again from the app.');
     }
@@ -54,7 +54,7 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
 
   scope.get<{ Params: UidParams }>('/oauth/interaction/:uid', SIGNED_IN, async (request, reply) => {
     const details = await interaction(request, reply);
-    const client = await oauth.Client.find(String(details.params.client_id));
+    const client = await (await oauth.provider()).Client.find(String(details.params.client_id));
     if (client === undefined) throw new AppError('BAD_REQUEST', 'The app asking for access is not known. Start again from the app.');
     const redirectUri = String(details.params.redirect_uri);
     const clientName = client.clientName ?? client.clientId;
@@ -80,8 +80,9 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
     if (field(request.body, 'decision') !== 'allow' || chosen.length === 0) {
       result = { error: 'access_denied', error_description: 'The person denied the app access' };
     } else {
-      const client = await oauth.Client.find(clientId);
-      const grant = new oauth.Grant({ accountId: viewer.userId, clientId });
+      const provider = await oauth.provider();
+      const client = await provider.Client.find(clientId);
+      const grant = new provider.Grant({ accountId: viewer.userId, clientId });
       // The scopes are both the provider's own (it lists them in its metadata) and each resource's.
       // What the person unticked (or the service does not grant) is recorded as refused, so the
       // provider issues the narrower set instead of asking again.
@@ -100,7 +101,7 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
       });
       result = { login: { accountId: viewer.userId, remember: false }, consent: { grantId } };
     }
-    const location = await oauth.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+    const location = await (await oauth.provider()).interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     return seeOther(reply, location);
   });
 

@@ -1,0 +1,43 @@
+// The authorization server (oidc-provider, src/surfaces/oauth/provider.ts) made by the first request
+// that needs it: an OAuth endpoint, the RFC 8414 metadata, a consent page. oidc-provider and what it
+// loads are about 8 MB of heap and 25 MB of RSS (docs/performance.md) that an instance whose
+// integrations all use personal access tokens never needs. Tokens it issued are checked without it
+// (modules/oauth/oauth-verifier.ts reads the database), so an API call never waits for it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+
+export const OAUTH_PREFIX = '/oauth';
+
+/** oidc-provider's own handler of a Node request (its Koa app). */
+export type ProviderHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export class AuthorizationServer {
+  readonly #create: () => Promise<Provider>;
+  #provider: Promise<{ provider: Provider; handler: ProviderHandler }> | null = null;
+
+  /** `create` loads oidc-provider and configures it; called once, again only if it failed. */
+  constructor(create: () => Promise<Provider>) {
+    this.#create = create;
+  }
+
+  #made(): Promise<{ provider: Provider; handler: ProviderHandler }> {
+    this.#provider ??= this.#create().then(
+      (provider) => ({ provider, handler: provider.callback() }),
+      (error: unknown) => {
+        this.#provider = null;
+        throw error;
+      },
+    );
+    return this.#provider;
+  }
+
+  /** The provider (interaction details and results, its Client and Grant models). */
+  async provider(): Promise<Provider> {
+    return (await this.#made()).provider;
+  }
+
+  /** Its handler of a Node request, for a route that hands the request over. */
+  async handler(): Promise<ProviderHandler> {
+    return (await this.#made()).handler;
+  }
+}
