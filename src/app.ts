@@ -130,7 +130,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     // oidc-provider renders its own 500s (server_error, no detail); the cause goes to the log.
     provider.on('server_error', (_c, error) => app.log.error({ err: error }, 'authorization server error'));
     return provider;
-  });
+  }, (error) => app.log.error({ err: error }, 'authorization server could not be made'));
 
   await app.register(rootPlugin, { lingerMs: config.timeouts.lingerMs });
   const api = apiSurface();

@@ -27,14 +27,17 @@ test('should make the provider once for concurrent first requests, and not befor
   assert.equal(made, 1);
 });
 
-test('should try again after a failed attempt to make the provider', async () => {
+test('should report a failed attempt to make the provider and try again on the next request', async () => {
   let attempts = 0;
+  const reported: unknown[] = [];
   const server = new AuthorizationServer(async () => {
     attempts++;
     if (attempts === 1) throw new Error('signing key not readable');
     return fakeProvider();
-  });
+  }, (error) => reported.push(error));
   await assert.rejects(server.provider(), /signing key not readable/);
+  assert.equal(reported.length, 1);
+  assert.match(String(reported[0]), /signing key not readable/);
   const provider = await server.provider();
   assert.equal(attempts, 2);
   assert.equal(await server.provider(), provider);

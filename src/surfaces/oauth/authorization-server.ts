@@ -13,11 +13,16 @@ export type ProviderHandler = (req: IncomingMessage, res: ServerResponse) => voi
 
 export class AuthorizationServer {
   readonly #create: () => Promise<Provider>;
+  readonly #onError: (error: unknown) => void;
   #provider: Promise<{ provider: Provider; handler: ProviderHandler }> | null = null;
 
-  /** `create` loads oidc-provider and configures it; called once, again only if it failed. */
-  constructor(create: () => Promise<Provider>) {
+  /**
+   * `create` loads oidc-provider and configures it; called once, again only if it failed.
+   * `onError` hears of each failure (the request that asked is answered 500 without the cause).
+   */
+  constructor(create: () => Promise<Provider>, onError: (error: unknown) => void = () => {}) {
     this.#create = create;
+    this.#onError = onError;
   }
 
   #made(): Promise<{ provider: Provider; handler: ProviderHandler }> {
@@ -25,6 +30,7 @@ export class AuthorizationServer {
       (provider) => ({ provider, handler: provider.callback() }),
       (error: unknown) => {
         this.#provider = null;
+        this.#onError(error);
         throw error;
       },
     );
