@@ -3,6 +3,7 @@
 // access, their activity, Disconnect). Grants, tokens and their refusal are the authorization
 // server's (src/surfaces/oauth/provider.ts) and modules/oauth's; this file only asks and shows.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
 import type { InteractionDetails } from 'oidc-provider';
 import {
   disconnectApp, isOauthScope, listAppActivity, listGrantedApps, OAUTH_SCOPES, recordConsent, SCOPE_WORDS, type OauthScope,
@@ -41,20 +42,25 @@ function consentCsp(redirectUri: string): string {
 }
 
 export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): void {
-  async function interaction(request: FastifyRequest<{ Params: UidParams }>, reply: FastifyReply): Promise<InteractionDetails> {
+  /**
+   * The provider and this browser's pending authorization request. The provider is asked for
+   * outside the try: a provider that cannot be made is a 500, not an expired request.
+   */
+  async function interaction(request: FastifyRequest<{ Params: UidParams }>, reply: FastifyReply): Promise<{ provider: Provider; details: InteractionDetails }> {
+    const provider = await oauth.provider();
     let details: InteractionDetails;
     try {
-      details = await (await oauth.provider()).interactionDetails(request.raw, reply.raw);
+      details = await provider.interactionDetails(request.raw, reply.raw);
     } catch {
       throw new AppError('BAD_REQUEST', 'This authorization request has expired or was already answered. Start again from the app.');
     }
     if (details.uid !== request.params.uid) throw new AppError('BAD_REQUEST', 'This authorization request does not belong to this browser. Start again from the app.');
-    return details;
+    return { provider, details };
   }
 
   scope.get<{ Params: UidParams }>('/oauth/interaction/:uid', SIGNED_IN, async (request, reply) => {
-    const details = await interaction(request, reply);
-    const client = await (await oauth.provider()).Client.find(String(details.params.client_id));
+    const { provider, details } = await interaction(request, reply);
+    const client = await provider.Client.find(String(details.params.client_id));
     if (client === undefined) throw new AppError('BAD_REQUEST', 'The app asking for access is not known. Start again from the app.');
     const redirectUri = String(details.params.redirect_uri);
     const clientName = client.clientName ?? client.clientId;
@@ -71,7 +77,7 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
 
   scope.post<{ Params: UidParams }>('/oauth/interaction/:uid', SIGNED_IN_FORM, async (request, reply) => {
     const viewer = viewerOf(request);
-    const details = await interaction(request, reply);
+    const { provider, details } = await interaction(request, reply);
     const clientId = String(details.params.client_id);
     const requested = requestedScopes(details);
     // The person may narrow the scopes, never widen them.
@@ -80,7 +86,6 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
     if (field(request.body, 'decision') !== 'allow' || chosen.length === 0) {
       result = { error: 'access_denied', error_description: 'The person denied the app access' };
     } else {
-      const provider = await oauth.provider();
       const client = await provider.Client.find(clientId);
       const grant = new provider.Grant({ accountId: viewer.userId, clientId });
       // The scopes are both the provider's own (it lists them in its metadata) and each resource's.
@@ -101,7 +106,7 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
       });
       result = { login: { accountId: viewer.userId, remember: false }, consent: { grantId } };
     }
-    const location = await (await oauth.provider()).interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+    const location = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     return seeOther(reply, location);
   });
 
