@@ -85,10 +85,13 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   const allowedOrigin = new URL(ctx.publicUrl).origin;
   // The SDK (its server, transport and zod schemas: about 7 MB of heap and 25 MB of RSS) is loaded
   // by the first request, so an instance nobody calls over MCP never holds it (docs/performance.md).
-  let sdk: Promise<SdkHandler> | null = null;
-  const handlerOf = (): Promise<SdkHandler> => sdk ??= import('./sdk-server.ts').then(
-    ({ sdkServer }) => sdkServer({ tools, toolList, guides, resources, endpoint: `${ctx.publicUrl}${MCP_PREFIX}` }),
-    (error: unknown) => { sdk = null; throw error; },
+  // Once loaded, the handler is called without awaiting the load again (a turn of the event loop
+  // on every call).
+  let loaded: SdkHandler | null = null;
+  let loading: Promise<SdkHandler> | null = null;
+  const load = (): Promise<SdkHandler> => loading ??= import('./sdk-server.ts').then(
+    ({ sdkServer }) => loaded = sdkServer({ tools, toolList, guides, resources, endpoint: `${ctx.publicUrl}${MCP_PREFIX}` }),
+    (error: unknown) => { loading = null; throw error; },
   );
   // Deck reads and the tool list are sent as bytes serialised once (embeds.ts).
   const nonce = randomBytes(18).toString('base64url');
@@ -132,7 +135,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   scope.post('/', async (request, reply) => {
     const principal = await authenticate(request);
     const call: CallContext = { ctx, policy, resource, principal, request, admitted: null, embeds: new Embeds(nonce) };
-    const handle = await handlerOf();
+    const handle = loaded ?? await load();
     const response = await handle(call, request);
 
     if (call.admitted !== null) reply.header('RateLimit-Policy', call.admitted.rateLimitPolicy).header('RateLimit', call.admitted.rateLimit);
