@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { listDecks } from '../../../modules/decks/decks.service.ts';
 import { field, renderPage } from '../render.ts';
 import type { WebDeps } from '../web.surface.ts';
+import { deckPath } from './deck-paths.ts';
 
 export const DECKS_PER_PAGE = 50;
 
@@ -17,7 +18,7 @@ export function homePages(scope: FastifyInstance, { ctx }: WebDeps): void {
       title: 'My decks',
       decks: page.items.map((d) => ({
         id: d.id, title: d.title, cardCount: d.cardCount, visibility: d.visibility, updatedAt: d.updatedAt,
-        learnPath: `/decks/${encodeURIComponent(d.id)}`, editPath: `/decks/${encodeURIComponent(d.id)}/edit`,
+        learnPath: deckPath(d.id), editPath: `${deckPath(d.id)}/edit`,
       })),
       more: page.nextToken === null ? null : `/?after=${encodeURIComponent(page.nextToken)}`,
     });

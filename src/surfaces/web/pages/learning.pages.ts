@@ -3,6 +3,10 @@
 // not see is DECK_NOT_FOUND, the web surface's 404 page, the same as for a deck that does not
 // exist; a spent card-write bucket is its 429 page with Retry-After. These pages show KaTeX, so
 // their CSP allows style attributes (and https images, for card media). docs/learning-view.md.
+//
+// The renderers (markdown-it, KaTeX, sanitize-html: 13.6 MB of RSS and 7 MB of live heap) are
+// loaded by the first request to these pages, with the service and views that use them, so an
+// instance that serves only the API and MCP never holds them (docs/performance.md).
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
@@ -11,13 +15,13 @@ import { listCards } from '../../../modules/decks/decks.repository.ts';
 import {
   addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
 } from '../../../modules/learning/editor.service.ts';
-import { openDeck, openOwnDeck, rateCard, studyDeck } from '../../../modules/learning/learning.service.ts';
 import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
 import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { pageHelmet } from '../security.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
-import { browseView, deckPath, editorView, indexable, previewHtml, renderedPreview, studyView, type EditorInput } from './learning.views.ts';
+import { deckPath } from './deck-paths.ts';
+import type { EditorInput } from './learning.views.ts';
 
 /** KaTeX's stylesheet (and through it its fonts), the card stylesheet, these pages' own. */
 export const CARD_STYLESHEETS = ['/assets/katex/katex.min.css', '/assets/card.css', '/assets/learning.css'] as const;
@@ -56,8 +60,22 @@ function formOf(body: unknown): FormFields {
 
 const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.' };
 
+type Learning = typeof import('../../../modules/learning/learning.service.ts') & typeof import('./learning.views.ts');
+
+/** The learning service and views, with the renderers under them, loaded once by the first request that needs them. */
+function learningLoader(): () => Promise<Learning> {
+  let loading: Promise<Learning> | null = null;
+  return () => loading ??= Promise.all([import('../../../modules/learning/learning.service.ts'), import('./learning.views.ts')]).then(
+    ([service, views]) => ({ ...service, ...views }),
+    (error: unknown) => { loading = null; throw error; },
+  );
+}
+
 export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
+  const learning = learningLoader();
+
   scope.get<{ Params: Params; Querystring: Query }>('/decks/:deckId', ANYONE_CARDS, async (request, reply) => {
+    const { openDeck, studyDeck, browseView, studyView, indexable } = await learning();
     const viewer = request.viewer;
     const page = await openDeck(ctx, viewer, { deckId: request.params.deckId });
     const { query } = request;
@@ -73,6 +91,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
   });
 
   scope.post<{ Params: Params }>('/decks/:deckId/review', OWNER_FORM, async (request, reply) => {
+    const { openOwnDeck, rateCard } = await learning();
     const owner = viewerOf(request);
     const form = formOf(request.body);
     const page = await openOwnDeck(ctx, owner, { deckId: request.params.deckId });
@@ -89,6 +108,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
   });
 
   async function editor(request: FastifyRequest, reply: FastifyReply, owner: Actor, deckId: string, extra: Partial<EditorInput>, status = 200) {
+    const { openOwnDeck, editorView } = await learning();
     const page = await openOwnDeck(ctx, owner, { deckId });
     const cards = (await listCards(ctx.db, page.deck.id)).map(cardDto);
     const view = editorView({ page, cards, cardId: null, ...extra });
@@ -108,6 +128,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
 
   /** A refused save: the editor again, with the problem and everything the person typed. */
   async function refused(request: FastifyRequest, reply: FastifyReply, deckId: string, failed: SaveOutcome<unknown> & { ok: false }, input: Partial<EditorInput>) {
+    const { openOwnDeck, renderedPreview } = await learning();
     const owner = viewerOf(request);
     const conflict = failed.currentVersion !== null;
     let saved: string | undefined;
@@ -130,6 +151,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
 
   /** Card writes count against the person's web bucket (429 page with Retry-After when spent). */
   async function admitCardWrite(owner: Actor, deckId: string): Promise<void> {
+    const { openOwnDeck } = await learning();
     await openOwnDeck(ctx, owner, { deckId }); // someone else's deck is 404 before it costs them
     await policy.admit(policy.cardWriteBucket(owner), null, []);
   }
@@ -175,6 +197,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
 
   // The live preview: the card form rendered by the one renderer, as an HTML fragment; nothing is saved.
   scope.post<{ Params: Params }>('/decks/:deckId/edit/preview', OWNER_FORM, async (request, reply) => {
+    const { openOwnDeck, previewHtml } = await learning();
     await openOwnDeck(ctx, viewerOf(request), { deckId: request.params.deckId });
     return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('X-Robots-Tag', 'noindex')
       .send(previewHtml(formOf(request.body)));

@@ -7,10 +7,7 @@ import { renderCard, sideHtml, type RenderedCard } from '../../../modules/render
 import type { Session } from '../../../modules/reviews/reviews.schemas.ts';
 import type { DeckPage, StudyState } from '../../../modules/learning/learning.service.ts';
 import { cardInputOf, type FormFields } from '../../../modules/learning/editor.service.ts';
-
-export function deckPath(deckId: string): string {
-  return `/decks/${encodeURIComponent(deckId)}`;
-}
+import { deckPath } from './deck-paths.ts';
 
 const VISIBILITY_LABELS: Record<Visibility, string> = { public: 'Public', unlisted: 'Unlisted', private: 'Private' };
 
