@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import { storedId } from '../../src/modules/oauth/oauth-adapter.ts';
+import { purgeExpiredEntities, REVOKED_ACCESS_TOKEN } from '../../src/modules/oauth/oauth.repository.ts';
 import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer } from '../helpers/oauth.ts';
 import { manualClock, type TestServer } from '../helpers/server.ts';
 import { waitFor } from '../scale/cluster.ts';
@@ -112,6 +113,38 @@ describe('OAuth refusals', () => {
     await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { scope: 'decks:read decks:write', resource: api }), isError('invalid_scope'));
   });
 
+  test('should keep a refresh token that a refused resource did not spend, and refuse the refresh with invalid_target', async () => {
+    const issued = await tokens({ scope: 'decks:read' });
+    for (const resource of [mcp, 'https://elsewhere.example/api']) {
+      await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource }), isError('invalid_target'));
+    }
+    const refreshed = await client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource: api });
+    assert.equal((await server.api('GET', '/decks', { token: refreshed.access_token })).status, 200);
+    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+  });
+
+  test('should refuse a revoked access token with TOKEN_REVOKED, and one never issued with UNAUTHORIZED', async () => {
+    const issued = await tokens({ scope: 'decks:read' });
+    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    await client.tokenRevocation(config, issued.access_token);
+    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: issued.access_token }), (r) => r.status === 401);
+    assert.equal(refused.body.error.code, 'TOKEN_REVOKED');
+    assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    const unknown = await server.api('GET', '/decks', { token: issued.access_token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) });
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.error.code, 'UNAUTHORIZED');
+  });
+
+  test('should grant every OAuth scope, narrowed by the person, to a request that names none', async () => {
+    const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, resource: api });
+    assert.equal(auth.url.searchParams.get('scope'), null);
+    const callback = await browser.authorize(auth.url, person.email, 'allow', ['decks:read', 'reviews:read']);
+    assert.equal(callback.searchParams.get('error'), null);
+    const issued = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource: api });
+    const whoami = await server.api('GET', '/whoami', { token: issued.access_token });
+    assert.deepEqual(whoami.body.scopes, ['decks:read', 'reviews:read']);
+  });
+
   test('should send access_denied to the app when the person denies', async () => {
     const auth = await code({}, 'deny');
     assert.equal(auth.callback.searchParams.get('error'), 'access_denied');
@@ -142,5 +175,20 @@ describe('OAuth refusals', () => {
     const second = await client.refreshTokenGrant(config, first.refresh_token ?? '', { resource: api });
     assert.notEqual(second.access_token, first.access_token);
     assert.equal(remaining(await server.api('GET', '/whoami', { token: second.access_token })), before - 1);
+  });
+
+  // Last: the purge runs at a time far ahead, and takes every other expired row of this server along.
+  test('should keep a revoked access token for 30 days past its expiry, then purge it', async () => {
+    const issued = await tokens();
+    await client.tokenRevocation(config, issued.access_token);
+    const { db } = server.app.services;
+    const id = storedId('AccessToken', issued.access_token);
+    const model = async () => (await db.selectFrom('oauth_entities').select('model').where('id', '=', id).executeTakeFirst())?.model;
+    assert.equal(await model(), REVOKED_ACCESS_TOKEN);
+    const expiry = Date.now() + 3600 * 1000;
+    await purgeExpiredEntities(db, new Date(expiry + 29 * 86_400_000));
+    assert.equal(await model(), REVOKED_ACCESS_TOKEN);
+    await purgeExpiredEntities(db, new Date(expiry + 31 * 86_400_000));
+    assert.equal(await model(), undefined);
   });
 });

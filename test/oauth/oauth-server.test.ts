@@ -28,7 +28,22 @@ describe('the authorization server', () => {
     assert.deepEqual(as.response_types_supported, ['code']);
     for (const scope of ['decks:read', 'decks:write', 'reviews:read', 'reviews:write']) {
       assert.ok((as.scopes_supported as string[]).includes(scope), scope);
-      assert.ok((prm.scopes_supported as string[]).includes(scope), scope);
+    }
+    // Neither DPoP nor pushed authorization requests: the API takes plain bearer tokens.
+    assert.equal(as.dpop_signing_alg_values_supported, undefined);
+    assert.equal(as.pushed_authorization_request_endpoint, undefined);
+  });
+
+  test('should list in the metadata of both resources exactly the scopes a client may ask the authorization server for', async () => {
+    for (const path of ['', '/api/v1', '/mcp']) {
+      const prm = await (await fetch(`${server.url}/.well-known/oauth-protected-resource${path}`)).json() as Record<string, unknown>;
+      assert.deepEqual(prm.scopes_supported, ['decks:read', 'decks:write', 'reviews:read', 'reviews:write'], path);
+      // A client that registers with them (as the MCP SDK's client does) is registered.
+      const registered = await fetch(`${server.url}/oauth/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', scope: (prm.scopes_supported).join(' ') }),
+      });
+      assert.equal(registered.status, 201, await registered.text());
     }
   });
 

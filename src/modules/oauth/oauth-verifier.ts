@@ -1,6 +1,7 @@
 // OAuth access tokens as a TokenVerifier (src/modules/identity/verifier.ts). Tokens are opaque:
 // a token is a row (oauth-adapter.ts), so a disconnected grant or a reused refresh token (which
-// deletes the grant's rows) is refused as soon as the row is re-read. Rows are kept for
+// revokes the grant's tokens) is refused as soon as the row is re-read; a revoked token's row is
+// kept, so it is refused as revoked (TOKEN_REVOKED), like a personal access token. Rows are kept for
 // TOKEN_CACHE_MS like PATs (token-cache.ts), which keeps DECISIONS' 5-second revocation bound on
 // every instance while a busy token costs one lookup per two seconds, not one per call.
 import { performance } from 'node:perf_hooks';
@@ -11,7 +12,7 @@ import { isScope, type Scope } from '../identity/scopes.ts';
 import type { TokenVerifier, Verification } from '../identity/verifier.ts';
 import { TOKEN_CACHE_MS } from '../tokens/token-cache.ts';
 import { storedId } from './oauth-adapter.ts';
-import { findEntity } from './oauth.repository.ts';
+import { findEntity, REVOKED_ACCESS_TOKEN } from './oauth.repository.ts';
 
 /** oidc-provider's opaque values: 256 random bits, 43 characters of base64url. */
 const OPAQUE = /^[\w-]{43}$/;
@@ -24,6 +25,7 @@ interface Cached {
   audience: string;
   /** Epoch milliseconds. */
   expiresAt: number;
+  revoked: boolean;
   ok: Verification;
 }
 
@@ -62,12 +64,16 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     const hit = cache.get(token);
     if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
     cache.delete(token);
-    const found = await findEntity(ctx.db, 'AccessToken', storedId('AccessToken', token));
+    const id = storedId('AccessToken', token);
+    const live = await findEntity(ctx.db, 'AccessToken', id);
+    const found = live ?? await findEntity(ctx.db, REVOKED_ACCESS_TOKEN, id);
     if (found === null) return null;
     const principal = principalOf(token, found.payload);
     if (principal === null) return null;
     const exp = typeof found.payload.exp === 'number' ? found.payload.exp * 1000 : 0;
-    const entry: Cached = { readAt: now, principal, audience: audienceOf(found.payload), expiresAt: exp, ok: { principal, refused: null } };
+    const entry: Cached = {
+      readAt: now, principal, audience: audienceOf(found.payload), expiresAt: exp, revoked: live === null, ok: { principal, refused: null },
+    };
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(token, entry);
     return entry;
@@ -78,6 +84,7 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     async verify(token, resource) {
       const entry = await lookup(token);
       if (entry === null) return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
+      if (entry.revoked) return refused(new AppError('TOKEN_REVOKED', 'The access token has been revoked'), entry.principal);
       if (entry.expiresAt <= ctx.clock.now().getTime()) {
         return refused(new AppError('TOKEN_REVOKED', 'The access token has expired'), entry.principal);
       }

@@ -50,13 +50,32 @@ export async function consumeEntity(db: Db, model: string, id: string, at: strin
   await db.updateTable('oauth_entities').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).execute();
 }
 
-export async function destroyEntity(db: Db, model: string, id: string): Promise<void> {
-  await db.deleteFrom('oauth_entities').where('model', '=', model).where('id', '=', id).execute();
+/**
+ * A revoked access token is kept under this model rather than deleted, so that presenting it is
+ * refused as revoked (TOKEN_REVOKED), as a revoked personal access token is, and not as unknown.
+ * oidc-provider never reads this model: to it the token is gone.
+ */
+export const REVOKED_ACCESS_TOKEN = 'RevokedAccessToken';
+/** How long an access token's row outlives its expiry, revoked or not (purgeExpiredEntities). */
+export const SPENT_TOKEN_RETENTION_MS = 30 * 86_400_000;
+
+function revokeAccessTokens(db: Db) {
+  return db.updateTable('oauth_entities').set({ model: REVOKED_ACCESS_TOKEN }).where('model', '=', 'AccessToken');
 }
 
-/** The rows of a grant: of one model (oidc-provider's revokeByGrantId), or all, the grant too. */
+export async function destroyEntity(db: Db, model: string, id: string): Promise<void> {
+  if (model === 'AccessToken') await revokeAccessTokens(db).where('id', '=', id).execute();
+  else await db.deleteFrom('oauth_entities').where('model', '=', model).where('id', '=', id).execute();
+}
+
+/**
+ * The rows of a grant: of one model (oidc-provider's revokeByGrantId), or all, the grant too.
+ * Access tokens are kept as revoked (REVOKED_ACCESS_TOKEN), and so are those revoked before.
+ */
 export async function destroyByGrant(db: Db, grantId: string, model: string | null): Promise<void> {
-  let query = db.deleteFrom('oauth_entities').where('grant_id', '=', grantId);
+  if (model === null || model === 'AccessToken') await revokeAccessTokens(db).where('grant_id', '=', grantId).execute();
+  if (model === 'AccessToken') return;
+  let query = db.deleteFrom('oauth_entities').where('grant_id', '=', grantId).where('model', '!=', REVOKED_ACCESS_TOKEN);
   if (model !== null) query = query.where('model', '=', model);
   await query.execute();
 }
@@ -70,6 +89,12 @@ export async function listGrantsOfAccount(db: Db, accountId: string, now: string
   return rows.map((row) => ({ id: row.id, payload: entity(row).payload }));
 }
 
-export async function purgeExpiredEntities(db: Db, now: string): Promise<void> {
-  await db.deleteFrom('oauth_entities').where('expires_at', '<', now).execute();
+/** Rows past their expiry; access tokens, revoked or not, SPENT_TOKEN_RETENTION_MS after it. */
+export async function purgeExpiredEntities(db: Db, now: Date): Promise<void> {
+  const tokens = ['AccessToken', REVOKED_ACCESS_TOKEN];
+  const tokensBefore = new Date(now.getTime() - SPENT_TOKEN_RETENTION_MS).toISOString();
+  await db.deleteFrom('oauth_entities').where((eb) => eb.or([
+    eb.and([eb('model', 'not in', tokens), eb('expires_at', '<', now.toISOString())]),
+    eb.and([eb('model', 'in', tokens), eb('expires_at', '<', tokensBefore)]),
+  ])).execute();
 }

@@ -5,13 +5,9 @@
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../identity/principal.ts';
-import type { Scope } from '../identity/scopes.ts';
+import { OAUTH_SCOPES, type OauthScope } from '../identity/scopes.ts';
 import { lastActivityOf, listActivityOfTokens, type ActivityEntry } from '../activity/activity.repository.ts';
 import { destroyByGrant, findEntity, listGrantsOfAccount, purgeExpiredEntities, upsertEntity } from './oauth.repository.ts';
-
-/** DECISIONS "Tokens": OAuth grants carry the first four scopes. */
-export const OAUTH_SCOPES = ['decks:read', 'decks:write', 'reviews:read', 'reviews:write'] as const satisfies readonly Scope[];
-export type OauthScope = (typeof OAUTH_SCOPES)[number];
 
 export const SCOPE_WORDS: Readonly<Record<OauthScope, string>> = {
   'decks:read': 'Read your decks and their cards',
@@ -129,5 +125,5 @@ export async function disconnectApp(ctx: ServiceContext, actor: Actor, input: { 
 }
 
 export async function purgeExpiredOauth(ctx: ServiceContext): Promise<void> {
-  await purgeExpiredEntities(ctx.db, ctx.clock.now().toISOString());
+  await purgeExpiredEntities(ctx.db, ctx.clock.now());
 }

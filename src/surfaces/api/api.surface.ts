@@ -10,7 +10,7 @@ import type { Api, RouteModule } from '../../http.ts';
 import { cardsRoutes } from '../../modules/cards/cards.routes.ts';
 import { deckImportRoutes } from '../../modules/deck-import/deck-import.routes.ts';
 import { decksRoutes } from '../../modules/decks/decks.routes.ts';
-import { TOKEN_SCOPES, type Scope } from '../../modules/identity/scopes.ts';
+import { OAUTH_SCOPES, type Scope } from '../../modules/identity/scopes.ts';
 import { reviewsRoutes } from '../../modules/reviews/reviews.routes.ts';
 import { whoamiRoutes } from '../../modules/tokens/whoami.routes.ts';
 import { protectedResource, type Policy, type ProtectedResource } from '../../policy/policy.ts';
@@ -46,7 +46,8 @@ export function apiResource(publicUrl: string): ApiResource {
       // The service is its own authorization server (issuer PUBLIC_URL, RFC 8414 metadata at
       // /.well-known/oauth-authorization-server).
       authorization_servers: [publicUrl],
-      scopes_supported: [...TOKEN_SCOPES],
+      // What a client may ask the authorization server for: the OAuth scopes (PATs carry more).
+      scopes_supported: [...OAUTH_SCOPES],
       bearer_methods_supported: ['header'],
       resource_name: 'Flashdeck Integrations API',
       resource_documentation: `${publicUrl}${API_PREFIX}/docs`,

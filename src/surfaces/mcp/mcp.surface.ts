@@ -11,7 +11,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError, envelope } from '../../errors.ts';
 import { soleHeader } from '../../http.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
-import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
+import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { isPromise, protectedResource, type Policy } from '../../policy/policy.ts';
 import { API_PLUGIN, type ApiRoute } from '../api/api.surface.ts';
 import { logFailure, toAppError } from '../errors.ts';
@@ -41,7 +41,8 @@ export function mcpResource(publicUrl: string) {
       resource: `${publicUrl}${MCP_PREFIX}`,
       // The service's own authorization server issues its tokens (docs/oauth.md).
       authorization_servers: [publicUrl],
-      scopes_supported: [...TOKEN_SCOPES],
+      // What a client may ask the authorization server for: the OAuth scopes (PATs carry more).
+      scopes_supported: [...OAUTH_SCOPES],
       bearer_methods_supported: ['header'],
       resource_name: 'Flashdeck MCP server',
       resource_documentation: `${publicUrl}/api/v1/docs`,

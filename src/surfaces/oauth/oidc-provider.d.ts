@@ -34,6 +34,7 @@ declare module 'oidc-provider' {
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionResult(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): this;
   }
 
   export class Check {
@@ -46,7 +47,15 @@ declare module 'oidc-provider' {
       readonly result?: Record<string, unknown>;
       readonly client?: OidcClient;
       readonly params?: Record<string, unknown>;
+      readonly entities: { readonly RefreshToken?: { readonly resourceIndicators: ReadonlySet<string> } };
     };
+  }
+
+  /** The Koa context of provider.use() middleware (the parts used). */
+  export interface KoaContext {
+    readonly method: string;
+    readonly path: string;
+    query: Record<string, string | string[] | undefined>;
   }
 
   export const interactionPolicy: {

@@ -11,7 +11,7 @@ import { getOrCreateSecret } from '../../modules/system/settings.repository.ts';
 import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../../modules/oauth/metadata-fetch.ts';
 import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
 import { escapeHtml } from '../../modules/rendering/html-escape.ts';
-import { OAUTH_SCOPES } from '../../modules/oauth/oauth.service.ts';
+import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { OAUTH_PREFIX } from './authorization-server.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;
@@ -81,6 +81,20 @@ function renderError(c: { type: string; body: unknown }, out: Record<string, unk
     + `<p>${escapeHtml(description)}</p><p>Start again from the app. <a href="/">Flashdeck</a></p></main></body></html>`;
 }
 
+/**
+ * oidc-provider rotates a refresh token (spends it and saves its successor) before it resolves the
+ * resource the request names, so a refused `resource` would spend the token and hand out nothing:
+ * the client's next, proper refresh would then count as reuse and revoke the whole grant. The same
+ * resolution, made first (oidc-provider's resolve_resource: a list resolves to the default).
+ */
+function assertRefreshTarget(c: OidcContext, defaultResource: string | undefined): void {
+  const asked = c.oidc.params?.resource;
+  const token = c.oidc.entities.RefreshToken;
+  if (asked === undefined || token === undefined) return;
+  const resolved = Array.isArray(asked) ? defaultResource : asked;
+  if (typeof resolved !== 'string' || !token.resourceIndicators.has(resolved)) throw new errors.InvalidTarget('this refresh token was not issued for that resource');
+}
+
 export function createProvider(ctx: ServiceContext, options: ProviderOptions): Provider {
   const [defaultResource] = options.resources;
   const policy = interactionPolicy.base();
@@ -121,6 +135,10 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      // Neither is in DECISIONS, and the API takes plain bearer tokens: a DPoP-bound token would
+      // be accepted without its proof, so none is issued.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
@@ -155,7 +173,10 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
       Interaction: 3600,
       Session: 3600,
     },
-    rotateRefreshToken: true,
+    rotateRefreshToken: (c: OidcContext) => {
+      assertRefreshTarget(c, defaultResource);
+      return true;
+    },
     issueRefreshToken: (_c: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: () => false,
     extraTokenClaims: (c: OidcContext) => ({ client_name: c.oidc.client?.clientName ?? c.oidc.client?.clientId }),
@@ -172,5 +193,14 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     renderError,
   });
   provider.proxy = options.trustProxy;
+  // RFC 6749 3.3: an authorization request that names no scope gets the pre-defined default, every
+  // OAuth scope, which the consent page shows and the person may narrow (without it, an Allow
+  // would grant nothing and end in access_denied).
+  provider.use(async (c, next) => {
+    if (c.method === 'GET' && c.path === `${OAUTH_PREFIX}/authorize` && (c.query.scope === undefined || c.query.scope === '')) {
+      c.query = { ...c.query, scope: OAUTH_SCOPES.join(' ') };
+    }
+    await next();
+  });
   return provider;
 }

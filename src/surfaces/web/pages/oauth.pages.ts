@@ -5,9 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionDetails } from 'oidc-provider';
-import {
-  disconnectApp, isOauthScope, listAppActivity, listGrantedApps, OAUTH_SCOPES, recordConsent, SCOPE_WORDS, type OauthScope,
-} from '../../../modules/oauth/oauth.service.ts';
+import { OAUTH_SCOPES, type OauthScope } from '../../../modules/identity/scopes.ts';
+import { disconnectApp, isOauthScope, listAppActivity, listGrantedApps, recordConsent, SCOPE_WORDS } from '../../../modules/oauth/oauth.service.ts';
 import { AppError } from '../../../errors.ts';
 import { field, fields, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { cspDirectives } from '../security.ts';
