@@ -184,10 +184,16 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('should serve the interactive docs at /api/v1/docs without a token', async () => {
-    const res = await fetch(`${server.base}/docs`);
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(await res.text(), /<html/i);
+  test('should serve the interactive docs at /api/v1/docs, with or without a slash, and every file they load, without a token', async () => {
+    for (const page of [`${server.base}/docs`, `${server.base}/docs/`]) {
+      const res = await fetch(page);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      const html = await res.text();
+      assert.match(html, /<html/i);
+      const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1] ?? '', page).href);
+      assert.ok(assets.some((a) => a.endsWith('/swagger-ui-bundle.js')), page);
+      for (const asset of assets) assert.equal((await fetch(asset)).status, 200, `${page}: ${asset}`);
+    }
   });
 });

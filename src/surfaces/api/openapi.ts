@@ -122,7 +122,9 @@ export async function registerOpenApi(api: Api, publicUrl: string, prefix: strin
     },
     hideUntagged: true,
   });
-  await api.register(swaggerUi, { routePrefix: '/docs' });
+  // indexPrefix: without it the page at {base_url}/docs (no trailing slash) links its scripts and
+  // styles at /docs/static/..., outside the API, and loads blank.
+  await api.register(swaggerUi, { routePrefix: '/docs', indexPrefix: api.prefix });
 }
 
 /** GET {base_url}/openapi.json: no token, not rate limited, the same for every caller. */
