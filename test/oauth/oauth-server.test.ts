@@ -72,6 +72,20 @@ describe('the authorization server', () => {
     assert.equal(((await response.json()) as { error: string }).error, 'invalid_client_metadata');
   });
 
+  test('should answer an unknown client with an error page that carries the security headers of every page', async () => {
+    const response = await fetch(`${server.url}/oauth/authorize?client_id=abc&response_type=code&redirect_uri=https://elsewhere.example/cb`, { redirect: 'manual' });
+    assert.equal(response.status, 400);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /script-src 'self'/);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(response.headers.get('referrer-policy'), 'same-origin');
+    const html = await response.text();
+    assert.match(html, /The app could not be connected/);
+    assert.doesNotMatch(html, /<script/i);
+  });
+
   describe('authorization requests', () => {
     let clientId: string;
     const redirect = 'http://127.0.0.1:7/callback';

@@ -35,6 +35,25 @@ export function cspDirectives(options: CspOptions = {}): Record<string, string[]
   };
 }
 
+/** A Content-Security-Policy header value from directives. */
+export function cspHeader(directives: Record<string, string[]>): string {
+  return Object.entries(directives).map(([name, values]) => `${name} ${values.join(' ')}`).join('; ');
+}
+
+/**
+ * What helmetOptions() sends on every page, for the few HTML responses written outside Fastify
+ * (oidc-provider's error page).
+ */
+export function pageSecurityHeaders(): Record<string, string> {
+  return {
+    'Content-Security-Policy': cspHeader(cspDirectives()),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+}
+
 /**
  * A route's own helmet options, for a page that needs more than the default CSP:
  * `scope.get('/decks/:deckId', { helmet: pageHelmet({ styleAttributes: true, httpsImages: true }) }, ...)`.

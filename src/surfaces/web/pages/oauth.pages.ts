@@ -9,7 +9,7 @@ import { OAUTH_SCOPES, type OauthScope } from '../../../modules/identity/scopes.
 import { disconnectApp, isOauthScope, listAppActivity, listGrantedApps, recordConsent, SCOPE_WORDS } from '../../../modules/oauth/oauth.service.ts';
 import { AppError } from '../../../errors.ts';
 import { field, fields, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
-import { cspDirectives } from '../security.ts';
+import { cspDirectives, cspHeader } from '../security.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 
@@ -37,7 +37,7 @@ function consentCsp(redirectUri: string): string {
   const directives = cspDirectives();
   const origin = URL.parse(redirectUri)?.origin;
   if (origin !== undefined && origin !== 'null') directives['form-action'] = ["'self'", origin];
-  return Object.entries(directives).map(([name, values]) => `${name} ${values.join(' ')}`).join('; ');
+  return cspHeader(directives);
 }
 
 export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): void {
