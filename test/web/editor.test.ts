@@ -85,6 +85,24 @@ describe('owner editor', () => {
     assert.equal(formAt(res.text, action).fields.frontImageUrl, 'http://insecure.example/x.png');
   });
 
+  test('should show the deck details as saved by a concurrent change beside what was typed, and overwrite them only on the second save', async () => {
+    const { deckId } = await importDeck(server, owner);
+    const browser = await signedIn(server, owner);
+    const page = await browser.get(`/decks/${deckId}/edit`);
+    time.ms += 1000;
+    const elsewhere = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Written <b>through</b> the API' } });
+    assert.equal(elsewhere.status, 200);
+    const action = `/decks/${deckId}/edit/deck`;
+    const conflict = await browser.submit(page.text, action, { title: 'Typed title' });
+    assert.equal(conflict.status, 409);
+    assert.match(conflict.text, /This deck was changed meanwhile/);
+    assert.equal(formAt(conflict.text, action).fields.title, 'Typed title', 'the typed title is kept');
+    assert.match(conflict.text, /Saved version[\s\S]*Written &lt;b&gt;through&lt;\/b&gt; the API/, 'the concurrent change is shown, escaped');
+    const unchanged = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    assert.equal(unchanged.body.title, 'Editor deck', 'nothing was overwritten');
+    assert.equal(unchanged.body.description, 'Written <b>through</b> the API');
+  });
+
   test('should add a card, move it to the top, and save the deck details, all read back through the API', async () => {
     const { deckId } = await importDeck(server, owner);
     const browser = await signedIn(server, owner);

@@ -106,6 +106,24 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     assert.equal(read.body.cards[0].front, 'Front', 'nothing was overwritten');
   });
 
+  test('should show the deck details a concurrent API change saved when the editor saves its own, at 360 px without axe violations', async () => {
+    const { deckId } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
+    const { page } = await pageAs(owner);
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.goto(`${server.url}/decks/${deckId}/edit`);
+    const patched = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Described by an agent' } });
+    assert.equal(patched.status, 200);
+    await page.getByLabel('Title', { exact: true }).fill('Typed title');
+    await page.getByRole('form', { name: 'Deck details' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').getByText('This deck was changed meanwhile').waitFor();
+    assert.equal(await page.getByLabel('Title', { exact: true }).inputValue(), 'Typed title');
+    await page.getByRole('region', { name: 'Saved version' }).getByText('Described by an agent').waitFor();
+    await screenshot(page, 'editor-deck-conflict-360');
+    assert.deepEqual(await axeViolations(page), []);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling at 360 px');
+    assert.deepEqual(await pageProblems(page), []);
+  });
+
   test('should refuse a private deck to another account and to a signed-out visitor, and show an unlisted deck to a signed-out visitor', async () => {
     const { deckId: privateDeck } = await importDeck('private', [{ front: 'Secret', back: 'Hidden' }]);
     const { deckId: unlistedDeck } = await importDeck('unlisted', [{ front: 'By link', back: 'Shared' }]);

@@ -140,6 +140,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
       ...input,
       version: failed.currentVersion ?? undefined,
       saved,
+      deckConflict: conflict && input.deckForm !== undefined,
       problem: conflict
         ? {
           heading: 'This deck was changed meanwhile',

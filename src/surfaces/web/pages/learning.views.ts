@@ -170,6 +170,8 @@ export interface EditorInput {
   version?: string;
   /** The card as now saved, shown beside what was typed after a conflict. */
   saved?: string;
+  /** A save of the deck details met a concurrent change: the details as now saved are shown too. */
+  deckConflict?: boolean;
 }
 
 export function editorView(input: EditorInput) {
@@ -180,9 +182,10 @@ export function editorView(input: EditorInput) {
   const values = input.cardForm !== undefined ? { ...cardFields(null), ...stringsOf(input.cardForm) } : cardFields(editing);
   const rendered = editing === null ? undefined : page.rendered.cards.find((c) => c.id === editing.id);
   const preview = input.cardForm !== undefined || rendered === undefined ? previewHtml(values) : renderedPreview(rendered);
-  const deckForm = input.deckForm !== undefined ? stringsOf(input.deckForm) : {
+  const stored = {
     title: deck.title, description: deck.description ?? '', tags: deck.tags.join(', '), visibility: deck.visibility, lang: deck.lang,
   };
+  const deckForm = input.deckForm !== undefined ? stringsOf(input.deckForm) : stored;
   return {
     title: deck.title,
     learnUrl: deckPath(deck.id),
@@ -212,6 +215,9 @@ export function editorView(input: EditorInput) {
       preview,
     },
     saved: input.saved ?? null,
+    savedDeck: input.deckConflict === true
+      ? { ...stored, visibility: VISIBILITY_OPTIONS.find((o) => o.value === deck.visibility)?.label ?? deck.visibility }
+      : null,
   };
 }
 
