@@ -120,7 +120,10 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     await page.getByRole('region', { name: 'Saved version' }).getByText('Described by an agent').waitFor();
     await screenshot(page, 'editor-deck-conflict-360');
     assert.deepEqual(await axeViolations(page), []);
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling at 360 px');
+    assert.ok(await page.evaluate(() => {
+      const w = globalThis as any;
+      return w.document.documentElement.scrollWidth <= w.innerWidth;
+    }), 'no sideways scrolling at 360 px');
     assert.deepEqual(await pageProblems(page), []);
   });
 
