@@ -120,6 +120,48 @@ describe('activity log', () => {
   });
 });
 
+describe('activity log of calls no route serves', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer(); });
+  after(async () => { await server.close(); });
+
+  const call = (method: string, path: string, token?: string) =>
+    fetch(`${server.base}${path}`, { method, headers: token === undefined ? {} : { authorization: `Bearer ${token}`, 'user-agent': AGENT } });
+
+  test('should record a token call to an unknown path as 404 and one under another method as 405, each counted against the token', async () => {
+    const user = await server.user();
+    const { deckId } = await createDeck(server, user.token, 1);
+    const before = await entriesOf(server, user.tokenId);
+    const answers = [await call('GET', '/nope/deeper', user.token), await call('PUT', '/whoami', user.token), await call('DELETE', `/decks/${deckId}`, user.token)];
+    assert.deepEqual(answers.map((r) => r.status), [404, 405, 405]);
+    for (const answer of answers) assert.match(answer.headers.get('ratelimit') ?? '', /r=\d+/);
+    const remaining = answers.map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
+    assert.deepEqual(remaining, [remaining[0], (remaining[0] ?? 0) - 1, (remaining[0] ?? 0) - 2]);
+    const entries = (await entriesOf(server, user.tokenId)).slice(0, -before.length || undefined);
+    assert.deepEqual(
+      entries.map((e) => ({ method: e.method, route: e.route, status: e.status, userAgent: e.userAgent })).reverse(),
+      [
+        { method: 'GET', route: '/api/v1/nope/deeper', status: 404, userAgent: AGENT },
+        { method: 'PUT', route: '/api/v1/whoami', status: 405, userAgent: AGENT },
+        { method: 'DELETE', route: '/api/v1/decks/:deckId', status: 405, userAgent: AGENT },
+      ],
+    );
+    assert.deepEqual(entries.map((e) => e.requestId).reverse(), answers.map((r) => r.headers.get('x-request-id')));
+  });
+
+  test('should answer an unknown path 404 without a token or with a bad one, and record nothing', async () => {
+    const user = await server.user();
+    const before = await entriesOf(server, user.tokenId);
+    const tampered = `${user.token.slice(0, -1)}${user.token.endsWith('A') ? 'B' : 'A'}`;
+    for (const token of [undefined, tampered]) {
+      const answer = await call('GET', '/nope', token);
+      assert.equal(answer.status, 404);
+      assert.equal(answer.headers.get('ratelimit'), null);
+    }
+    assert.deepEqual(await entriesOf(server, user.tokenId), before);
+  });
+});
+
 describe('activity log of expired tokens', () => {
   const time = manualClock('2030-04-01T08:00:00.000Z');
   let server: TestServer;

@@ -21,7 +21,7 @@ import { registerApiContentTypes } from './content-types.ts';
 import { registerApiCors } from './cors.ts';
 import { bindIdempotentRoutes, idempotentReply } from './idempotency.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
-import { methodNotAllowed, registerHttpSemantics } from './http-semantics.ts';
+import { methodNotAllowed, registerHttpSemantics, type BeforeUnrouted } from './http-semantics.ts';
 import { decorateApiRequest } from './request.ts';
 import { bindRoutePolicy } from './route-policy.ts';
 
@@ -92,7 +92,9 @@ export function apiSurface(): ApiSurface {
     api.setErrorHandler(jsonErrorHandler);
     // Unknown routes under {base_url} answer from this scope, so they carry the CORS headers too;
     // a known path under another method is 405 with Allow.
-    api.setNotFoundHandler(methodNotAllowed(api));
+    // A call with a token is authenticated, admitted and recorded first (route-policy.ts).
+    let unroutedCall: BeforeUnrouted = async () => {};
+    api.setNotFoundHandler(methodNotAllowed(api, (request, reply, route) => unroutedCall(request, reply, route)));
     registerApiContentTypes(api);
     decorateApiRequest(api);
     // OPTIONS without Access-Control-Request-Method is answered like a preflight (204) too.
@@ -104,7 +106,7 @@ export function apiSurface(): ApiSurface {
     });
     await registerHttpSemantics(api);
     await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
-    bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
+    unroutedCall = bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
     bindIdempotentRoutes(api);
     api.addHook('onRoute', (route) => {
       const operationId = (route.schema as { operationId?: unknown } | undefined)?.operationId;

@@ -40,11 +40,17 @@ function weakenCompressedEtag(_request: FastifyRequest, reply: FastifyReply, pay
 }
 
 /**
+ * What the not-found handler does before it answers a call no route serves (`route`: the path
+ * pattern of a 405, else null): the per-call policy's part (route-policy.ts `unroutedCall`).
+ */
+export type BeforeUnrouted = (request: FastifyRequest, reply: FastifyReply, route: string | null) => Promise<void>;
+
+/**
  * The API's not-found handler: a path that some route serves under other methods is 405 with
  * `Allow` (HEAD with GET, OPTIONS for CORS), anything else 404 NOT_FOUND. Patterns are collected
  * from the routes as they are registered; call before registering them.
  */
-export function methodNotAllowed(api: Api): (request: FastifyRequest, reply: FastifyReply) => void {
+export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   const patterns = new Map<string, RoutePattern>();
   api.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
@@ -56,13 +62,18 @@ export function methodNotAllowed(api: Api): (request: FastifyRequest, reply: Fas
     }
     for (const method of methods) pattern.methods.add(method);
   });
-  return (request, reply) => {
+  return async (request, reply) => {
     const path = splitPath(request.url.split('?')[0] ?? '');
     const allowed = new Set<string>();
-    for (const pattern of patterns.values()) {
-      if (matches(pattern.segments, path)) for (const method of pattern.methods) allowed.add(method);
+    let route: string | null = null;
+    for (const [url, pattern] of patterns) {
+      if (!matches(pattern.segments, path)) continue;
+      route ??= url;
+      for (const method of pattern.methods) allowed.add(method);
     }
-    if (allowed.size === 0 || allowed.has(request.method)) {
+    const notAllowed = allowed.size > 0 && !allowed.has(request.method);
+    await before(request, reply, notAllowed ? route : null);
+    if (!notAllowed) {
       jsonNotFound(request, reply);
       return;
     }

@@ -8,10 +8,14 @@ import { isPromise, type Admitted, type Policy, type ProtectedResource } from '.
 import type { Principal } from '../../modules/identity/principal.ts';
 import type { Verification } from '../../modules/identity/verifier.ts';
 import type { Scope } from '../../modules/identity/scopes.ts';
+import type { BeforeUnrouted } from './http-semantics.ts';
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
 
-export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedResource): void {
+/** The longest path recorded for a call no route serves. */
+const UNROUTED_PATH_CHARS = 200;
+
+export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedResource): BeforeUnrouted {
   // Callback style, awaiting only what is I/O: with a cached token and in-process counters the
   // whole check runs without a promise (docs/performance.md).
   function admit(request: FastifyRequest, reply: FastifyReply, scope: Scope | null, reads: ((request: FastifyRequest) => readonly string[]) | undefined, done: (error?: Error) => void): void {
@@ -74,6 +78,28 @@ export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedRes
     });
   }
 
+  /**
+   * A call no route serves (404, or 405 under another method), made with a token: authenticated,
+   * admitted and recorded like any call (every call made with a token is in its activity log and
+   * counts against its limits), then answered 404 or 405. A refused token changes nothing of the
+   * answer (it still counts against the address's failed-auth throttle); one that identifies its
+   * owner (revoked, expired) records the call, as on a route.
+   */
+  async function unroutedCall(request: FastifyRequest, reply: FastifyReply, route: string | null): Promise<void> {
+    const authorization = soleHeader(request.raw, 'authorization');
+    if (authorization === undefined) return;
+    const verification = await policy.authenticateNow(authorization, request.ip, resource);
+    const principal = verification.principal;
+    if (principal === null) return;
+    request.principal = principal;
+    const recorded = route ?? (request.url.split('?')[0] ?? '').slice(0, UNROUTED_PATH_CHARS);
+    reply.raw.once('finish', () => { record(request, reply, recorded); });
+    if (verification.refused !== null) return;
+    const admitted = await policy.admitNow(policy.tokenBucket(principal), request.ip, NO_KEYS);
+    reply.header('RateLimit-Policy', admitted.rateLimitPolicy);
+    reply.header('RateLimit', admitted.rateLimit);
+  }
+
   api.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
     if (!auth) return;
@@ -85,4 +111,5 @@ export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedRes
       record(request, reply, url);
     });
   });
+  return unroutedCall;
 }
