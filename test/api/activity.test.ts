@@ -96,6 +96,14 @@ describe('activity log', () => {
     assert.deepEqual(await entriesOf(server, owner.tokenId).then((list) => list.map((e) => e.route)), ['/api/v1/decks/import']);
   });
 
+  test('should record the deck an update import names when the import is refused', async () => {
+    const user = await server.user();
+    const res = await server.api('POST', '/decks/import?mode=update&targetDeckId=dck_missing000000000000', { token: user.token, json: deckBody(1) });
+    assert.equal(res.body.error.code, 'DECK_NOT_FOUND');
+    const [entry] = await entriesOf(server, user.tokenId);
+    assert.deepEqual({ route: entry?.route, status: entry?.status, deckId: entry?.deckId }, { route: '/api/v1/decks/import', status: 404, deckId: 'dck_missing000000000000' });
+  });
+
   test('should record a call made with a revoked token as 401 under that token', async () => {
     const owner = await server.user();
     const { deckId } = await createDeck(server, owner.token, 1);

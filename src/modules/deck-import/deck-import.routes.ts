@@ -40,6 +40,8 @@ export const deckImportRoutes: RouteModule = (app, { ctx, idempotent }) => {
     },
   }, async (request, reply) => {
     const body = request.body as ImportBody | string;
+    // The deck an update names is the call's deck in the activity log, refused or not.
+    request.activityDeckId = request.query.targetDeckId ?? null;
     return idempotent(request, reply, async (beforeCommit) => {
       const result = await importDeck(ctx, principalOf(request), {
         source: typeof body === 'string' ? { format: 'markdown', text: body } : { format: 'json', body },
