@@ -155,6 +155,13 @@ describe('MCP access', () => {
           code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', details: { window: 'minute', limit: 3 },
         });
         assert.match((refused.content[0] as { text: string }).text, /Retry after 55 s/);
+        // The HTTP response of a refused call names the spent window, as the API's 429 does.
+        const raw = await rawMcp(limited.server, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {
+          authorization: `Bearer ${limited.user.token}`,
+        });
+        assert.equal(raw.status, 200);
+        assert.equal(raw.headers.get('ratelimit-policy'), '"minute";q=3;w=60, "day";q=1000000;w=86400');
+        assert.equal(raw.headers.get('ratelimit'), '"minute";r=0;t=55');
         assert.equal((await limited.server.api('GET', '/whoami', { token: limited.user.token })).status, 429, 'the API sees the same spent bucket');
         time.ms += 60_000;
         assert.equal((await mcp.call('whoami')).isError, undefined, 'a new minute');

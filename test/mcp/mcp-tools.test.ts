@@ -214,6 +214,8 @@ describe('MCP tools', () => {
     const last = prompt.messages.at(-1)?.content as { text: string };
     assert.match(last.text, /12 cards about photosynthesis/);
     assert.match(last.text, /import_deck/);
+    await assert.rejects(mcp.client.getPrompt({ name: 'deck_from_topic', arguments: { cards: '12' } }), /topic argument is required/);
+    assert.deepEqual((await mcp.client.listResourceTemplates()).resourceTemplates, []);
   });
 
   test('should record every tool call in the token activity log as mcp:<tool>', async () => {

@@ -44,7 +44,7 @@ export const DECK_PROMPT: Prompt = {
 };
 
 export function deckPrompt(args: Partial<Record<string, string>>, guides: ReadonlyMap<string, Guide>): GetPromptResult {
-  const topic = (args.topic ?? '').trim() || 'a topic of your choice';
+  const topic = (args.topic ?? '').trim();
   const count = Math.min(250, Math.max(1, Number.parseInt(args.cards ?? '', 10) || 20));
   const lang = args.lang?.trim() || 'en';
   const level = args.level?.trim();

@@ -135,11 +135,11 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
 
   scope.post('/', async (request, reply) => {
     const principal = await authenticate(request);
-    const call: CallContext = { ctx, policy, resource, principal, request, admitted: null, embeds: new Embeds(nonce) };
+    const call: CallContext = { ctx, policy, resource, principal, request, rateLimit: null, embeds: new Embeds(nonce) };
     const handle = loaded ?? await load();
     const response = await handle(call, request);
 
-    if (call.admitted !== null) reply.header('RateLimit-Policy', call.admitted.rateLimitPolicy).header('RateLimit', call.admitted.rateLimit);
+    if (call.rateLimit !== null) reply.header('RateLimit-Policy', call.rateLimit.policy).header('RateLimit', call.rateLimit.state);
     reply.code(response.status);
     const type = response.headers.get('content-type');
     if (type !== null) reply.type(type);

@@ -13,7 +13,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type ListToolsResult, type Resource,
+  ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type ListToolsResult, type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import { INSTRUCTIONS } from './descriptions.ts';
@@ -76,6 +76,8 @@ export function sdkServer(options: SdkServerOptions): SdkHandler {
       return callTool(call, tool, rpc.params.arguments ?? {});
     });
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources }));
+    // The resources capability covers templates too: this server has none (an SDK client asking got -32601).
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
     server.setRequestHandler(ReadResourceRequestSchema, (rpc) => {
       const guide = guides.get(rpc.params.uri);
       if (guide === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${rpc.params.uri.slice(0, 200)}`);
@@ -84,7 +86,10 @@ export function sdkServer(options: SdkServerOptions): SdkHandler {
     server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [DECK_PROMPT] }));
     server.setRequestHandler(GetPromptRequestSchema, (rpc) => {
       if (rpc.params.name !== DECK_PROMPT.name) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${rpc.params.name.slice(0, 100)}`);
-      return deckPrompt(rpc.params.arguments ?? {}, guides);
+      const args = rpc.params.arguments ?? {};
+      const missing = DECK_PROMPT.arguments?.find((a) => a.required === true && (args[a.name] ?? '').trim() === '');
+      if (missing !== undefined) throw new McpError(ErrorCode.InvalidParams, `The ${missing.name} argument is required`);
+      return deckPrompt(args, guides);
     });
     return slot;
   }

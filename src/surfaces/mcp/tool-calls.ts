@@ -10,12 +10,17 @@ import { AppError, envelope, isAppError } from '../../errors.ts';
 import { deckSummaryOfBody } from '../../modules/decks/decks.mappers.ts';
 import type { DeckSummary } from '../../modules/decks/decks.schemas.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
-import { isPromise, type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import { isPromise, type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isBackendUnavailable, logFailure, serviceUnavailable } from '../errors.ts';
 import { ADVICE } from './advice.ts';
 import type { Embeds } from './embeds.ts';
 import { summarise } from './summaries.ts';
 import type { Tool } from './tools.ts';
+
+export interface RateLimitHeaders {
+  readonly policy: string;
+  readonly state: string;
+}
 
 /** What every call of one HTTP request shares. */
 export interface CallContext {
@@ -26,8 +31,8 @@ export interface CallContext {
   readonly request: FastifyRequest;
   /** Results sent as bytes serialised before the response (embeds.ts). */
   readonly embeds: Embeds;
-  /** The last admission's rate-limit headers, for the HTTP response. */
-  admitted: Admitted | null;
+  /** The rate-limit headers of the last call's admission or refusal (429), for the HTTP response. */
+  rateLimit: RateLimitHeaders | null;
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
@@ -70,7 +75,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     // Awaited only when it is I/O (Redis): in-process counters answer at once.
     const admission = policy.admitNow(policy.tokenBucket(principal), request.ip, tool.reads?.(ctx, args) ?? NO_KEYS);
     const admitted = isPromise(admission) ? await admission : admission;
-    call.admitted = admitted;
+    call.rateLimit = { policy: admitted.rateLimitPolicy, state: admitted.rateLimit };
     policy.requireScope(principal, tool.route.scope, call.resource);
     const parsed = tool.schemas.parse(args);
     const outcome = await tool.run({ ctx, policy, principal, values: admitted.values }, parsed, tool.route);
@@ -86,6 +91,9 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
   } catch (error) {
     const appError = asAppError(error, request);
     status = appError.status;
+    // A call refused by the rate limit still tells the client its windows, as the API's 429 does.
+    const { 'RateLimit-Policy': limitPolicy, RateLimit: limitState } = appError.headers;
+    if (typeof limitPolicy === 'string' && typeof limitState === 'string') call.rateLimit = { policy: limitPolicy, state: limitState };
     return errorResult(appError);
   } finally {
     const userAgent = request.headers['user-agent'];
