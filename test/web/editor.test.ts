@@ -120,6 +120,8 @@ describe('owner editor', () => {
     assert.deepEqual(deck.cards.map((c: any) => c.front), ['New front', 'Front 1', 'Front 2', 'Front 3']);
     assert.deepEqual(deck.cards.map((c: any) => c.order), [0, 1, 2, 3]);
     page = await browser.get(moved.location!);
+    assert.doesNotMatch(page.text, /action="[^"]*\/edit\/deck"/, 'with a card open, the deck details form is not on the page (one Save per view)');
+    page = await browser.get(`/decks/${deckId}/edit`);
     const details = await browser.submit(page.text, `/decks/${deckId}/edit/deck`, {
       title: 'Renamed', description: 'About cells', tags: 'bio, exam,  , Bio', visibility: 'unlisted', lang: 'fr',
     });

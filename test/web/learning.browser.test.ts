@@ -90,6 +90,20 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     assert.deepEqual(await pageProblems(page), []);
   });
 
+  test('should let a test or a screen reader find each named field and button of the editor by its name alone, one per view', async () => {
+    const { deckId, cardIds } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
+    const { page } = await pageAs(owner);
+    const once = async (what: string, locator: ReturnType<Page['getByLabel']>) => assert.equal(await locator.count(), 1, what);
+    await page.goto(`${server.url}/decks/${deckId}/edit`);
+    for (const name of ['Title', 'Description', 'Front', 'Back']) await once(`label ${name}`, page.getByLabel(name));
+    for (const name of ['Save', 'Add card']) await once(`button ${name}`, page.getByRole('button', { name }));
+    await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
+    for (const name of ['Front', 'Back']) await once(`label ${name}`, page.getByLabel(name));
+    await once('button Save', page.getByRole('button', { name: 'Save' }));
+    await screenshot(page, 'editor-card');
+    assert.deepEqual(await axeViolations(page), []);
+  });
+
   test('should show a concurrent API change when the editor saves, keeping what was typed', async () => {
     const { deckId, cardIds } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
     const { page } = await pageAs(owner);
