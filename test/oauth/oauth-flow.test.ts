@@ -106,6 +106,10 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     // Its activity log: the call made with its token.
     assert.match(await page.locator('table.activity').innerText(), /\/api\/v1\/decks[\s\S]*study-agent\/1\.0/);
     assert.deepEqual(await axeViolations(page), []);
+    // On a phone the page does not scroll sideways (the 43-character client id wraps; the table scrolls in its own region).
+    await page.setViewportSize({ width: 360, height: 740 });
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Disconnect' }).click();
     await page.getByRole('status').waitFor();
     assert.doesNotMatch(await page.locator('main').innerText(), /Study agent/);
