@@ -114,8 +114,8 @@ describe('the XSS corpus in headless Chromium', { skip: chromiumSkipReason() }, 
       assert.deepEqual(await domProblems(page, '[data-preview]'), [], 'server-rendered preview');
       const front = page.getByLabel('Front', { exact: true });
       for (const type of CONTENT_TYPES) {
-        await page.getByLabel('Front type').selectOption(type);
-        await page.getByLabel('Back type').selectOption(type);
+        await page.getByRole('group', { name: 'Front side' }).getByLabel('Content type').selectOption(type);
+        await page.getByRole('group', { name: 'Back side' }).getByLabel('Content type').selectOption(type);
         for (let k = 0; k < HALF; k++) {
           const label = `${type} / ${payloadAt(k).name} / ${payloadAt(k + HALF).name}`;
           const marker = `m${Math.random().toString(36).slice(2)}`;

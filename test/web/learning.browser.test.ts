@@ -104,17 +104,22 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     assert.deepEqual(await axeViolations(page), []);
   });
 
+  /** Types into `field`, saves `form` over a change made meanwhile, and checks the page says so, keeps the typing and shows `shown` as saved. */
+  async function saveOverAChange(page: Page, change: { form: string; field: string; typed: string; shown: string }): Promise<void> {
+    await page.getByLabel(change.field, { exact: true }).fill(change.typed);
+    await page.getByRole('form', { name: change.form }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').getByText('This deck was changed meanwhile').waitFor();
+    assert.equal(await page.getByLabel(change.field, { exact: true }).inputValue(), change.typed);
+    await page.getByRole('region', { name: 'Saved version' }).getByText(change.shown).waitFor();
+  }
+
   test('should show a concurrent API change when the editor saves, keeping what was typed', async () => {
     const { deckId, cardIds } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
     const { page } = await pageAs(owner);
     await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     const patched = await server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { back: 'Changed by an agent' } });
     assert.equal(patched.status, 200);
-    await page.getByLabel('Front', { exact: true }).fill('Typed in the editor');
-    await page.getByRole('form', { name: 'Card 1' }).getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('alert').getByText('This deck was changed meanwhile').waitFor();
-    assert.equal(await page.getByLabel('Front', { exact: true }).inputValue(), 'Typed in the editor');
-    await page.getByRole('region', { name: 'Saved version' }).getByText('Changed by an agent').waitFor();
+    await saveOverAChange(page, { form: 'Card 1', field: 'Front', typed: 'Typed in the editor', shown: 'Changed by an agent' });
     await screenshot(page, 'editor-conflict');
     const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(read.body.cards[0].front, 'Front', 'nothing was overwritten');
@@ -127,11 +132,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     await page.goto(`${server.url}/decks/${deckId}/edit`);
     const patched = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Described by an agent' } });
     assert.equal(patched.status, 200);
-    await page.getByLabel('Title', { exact: true }).fill('Typed title');
-    await page.getByRole('form', { name: 'Deck details' }).getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('alert').getByText('This deck was changed meanwhile').waitFor();
-    assert.equal(await page.getByLabel('Title', { exact: true }).inputValue(), 'Typed title');
-    await page.getByRole('region', { name: 'Saved version' }).getByText('Described by an agent').waitFor();
+    await saveOverAChange(page, { form: 'Deck details', field: 'Title', typed: 'Typed title', shown: 'Described by an agent' });
     await screenshot(page, 'editor-deck-conflict-360');
     assert.deepEqual(await axeViolations(page), []);
     assert.ok(await page.evaluate(() => {
