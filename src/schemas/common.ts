@@ -66,7 +66,10 @@ export const BODY_ERRORS = ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MED
 export const IdempotencyKeyHeader = Type.String({
   minLength: 8,
   maxLength: 128,
-  description: 'Retry with the same key and body returns the stored response (header `Idempotent-Replayed: true`); a different body gives 409 IDEMPOTENCY_CONFLICT; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After: 1. Keys are scoped to the user and operation and kept 24 hours; only 2xx responses are stored.',
+  // Printable ASCII, as an HTTP structured-field string (the IETF Idempotency-Key draft): a header
+  // arrives as Latin-1, so any other character would be stored and echoed as something else.
+  pattern: '^[\\x20-\\x7E]*$',
+  description: 'Printable ASCII. Retry with the same key and body returns the stored response (header `Idempotent-Replayed: true`); a different body gives 409 IDEMPOTENCY_CONFLICT; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE with Retry-After: 1. Keys are scoped to the user and operation and kept 24 hours; only 2xx responses are stored.',
 });
 
 export const IfMatchHeader = Type.String({

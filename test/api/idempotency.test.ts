@@ -181,6 +181,14 @@ describe('Idempotency-Key', () => {
     for (const key of ['c'.repeat(8), 'd'.repeat(128)]) assertFresh(await append(alice, deckId, card(key), key), 200);
   });
 
+  test('should refuse a key that is not printable ASCII with BAD_REQUEST, since a header arrives as Latin-1', async () => {
+    const { deckId } = await createDeck(server, alice.token, 1);
+    const res = await append(alice, deckId, card('x'), 'clé-clé-clé');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'BAD_REQUEST');
+    assertFresh(await append(alice, deckId, card('y'), 'key with spaces ~!'), 200);
+  });
+
   test('should refuse two Idempotency-Key headers with 400 BAD_REQUEST and run nothing', async () => {
     const { deckId } = await createDeck(server, alice.token, 1);
     const decks = await deckCount(alice);
