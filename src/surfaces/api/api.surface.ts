@@ -21,9 +21,9 @@ import { registerApiContentTypes } from './content-types.ts';
 import { registerApiCors } from './cors.ts';
 import { bindIdempotentRoutes, idempotentReply } from './idempotency.ts';
 import { openApiRoute, registerOpenApi } from './openapi.ts';
-import { methodNotAllowed, registerHttpSemantics, type BeforeUnrouted } from './http-semantics.ts';
+import { methodNotAllowed, registerHttpSemantics } from './http-semantics.ts';
 import { decorateApiRequest } from './request.ts';
-import { bindRoutePolicy } from './route-policy.ts';
+import { routePolicy } from './route-policy.ts';
 
 export const API_PREFIX = '/api/v1';
 export const API_PLUGIN = 'flashdeck-api';
@@ -93,8 +93,8 @@ export function apiSurface(): ApiSurface {
     // Unknown routes under {base_url} answer from this scope, so they carry the CORS headers too;
     // a known path under another method is 405 with Allow.
     // A call with a token is authenticated, admitted and recorded first (route-policy.ts).
-    let unroutedCall: BeforeUnrouted = async () => {};
-    api.setNotFoundHandler(methodNotAllowed(api, (request, reply, route) => unroutedCall(request, reply, route)));
+    const callPolicy = routePolicy(policy, apiResource(ctx.publicUrl).resource);
+    api.setNotFoundHandler(methodNotAllowed(api, callPolicy.unroutedCall));
     registerApiContentTypes(api);
     decorateApiRequest(api);
     // OPTIONS without Access-Control-Request-Method is answered like a preflight (204) too.
@@ -106,7 +106,7 @@ export function apiSurface(): ApiSurface {
     });
     await registerHttpSemantics(api);
     await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
-    unroutedCall = bindRoutePolicy(api, policy, apiResource(ctx.publicUrl).resource);
+    callPolicy.bind(api);
     bindIdempotentRoutes(api);
     api.addHook('onRoute', (route) => {
       const operationId = (route.schema as { operationId?: unknown } | undefined)?.operationId;

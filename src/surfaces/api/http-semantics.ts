@@ -41,9 +41,9 @@ function weakenCompressedEtag(_request: FastifyRequest, reply: FastifyReply, pay
 
 /**
  * What the not-found handler does before it answers a call no route serves (`route`: the path
- * pattern of a 405, else null): the per-call policy's part (route-policy.ts `unroutedCall`).
+ * pattern of a 405, else the path as sent): the per-call policy's part (route-policy.ts).
  */
-export type BeforeUnrouted = (request: FastifyRequest, reply: FastifyReply, route: string | null) => Promise<void>;
+export type BeforeUnrouted = (request: FastifyRequest, reply: FastifyReply, route: string) => Promise<void>;
 
 /**
  * The API's not-found handler: a path that some route serves under other methods is 405 with
@@ -63,7 +63,8 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: Fa
     for (const method of methods) pattern.methods.add(method);
   });
   return async (request, reply) => {
-    const path = splitPath(request.url.split('?')[0] ?? '');
+    const pathname = request.url.split('?')[0] ?? '';
+    const path = splitPath(pathname);
     const allowed = new Set<string>();
     let route: string | null = null;
     for (const [url, pattern] of patterns) {
@@ -71,8 +72,8 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: Fa
       route ??= url;
       for (const method of pattern.methods) allowed.add(method);
     }
-    const notAllowed = allowed.size > 0 && !allowed.has(request.method);
-    await before(request, reply, notAllowed ? route : null);
+    const notAllowed = route !== null && !allowed.has(request.method);
+    await before(request, reply, (notAllowed ? route : null) ?? pathname);
     if (!notAllowed) {
       jsonNotFound(request, reply);
       return;

@@ -15,7 +15,14 @@ const NO_KEYS: readonly string[] = Object.freeze([]);
 /** The longest path recorded for a call no route serves. */
 const UNROUTED_PATH_CHARS = 200;
 
-export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedResource): BeforeUnrouted {
+export interface RoutePolicy {
+  /** Binds the policy to every route registered after this on `api` that declares `config.auth`. */
+  bind(api: Api): void;
+  /** The policy's part of a call no route serves, for the not-found handler (before any route exists). */
+  readonly unroutedCall: BeforeUnrouted;
+}
+
+export function routePolicy(policy: Policy, resource: ProtectedResource): RoutePolicy {
   // Callback style, awaiting only what is I/O: with a cached token and in-process counters the
   // whole check runs without a promise (docs/performance.md).
   function admit(request: FastifyRequest, reply: FastifyReply, scope: Scope | null, reads: ((request: FastifyRequest) => readonly string[]) | undefined, done: (error?: Error) => void): void {
@@ -85,14 +92,14 @@ export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedRes
    * answer (it still counts against the address's failed-auth throttle); one that identifies its
    * owner (revoked, expired) records the call, as on a route.
    */
-  async function unroutedCall(request: FastifyRequest, reply: FastifyReply, route: string | null): Promise<void> {
+  async function unroutedCall(request: FastifyRequest, reply: FastifyReply, route: string): Promise<void> {
     const authorization = soleHeader(request.raw, 'authorization');
     if (authorization === undefined) return;
     const verification = await policy.authenticateNow(authorization, request.ip, resource);
     const principal = verification.principal;
     if (principal === null) return;
     request.principal = principal;
-    const recorded = route ?? (request.url.split('?')[0] ?? '').slice(0, UNROUTED_PATH_CHARS);
+    const recorded = route.slice(0, UNROUTED_PATH_CHARS);
     reply.raw.once('finish', () => { record(request, reply, recorded); });
     if (verification.refused !== null) return;
     const admitted = await policy.admitNow(policy.tokenBucket(principal), request.ip, NO_KEYS);
@@ -100,16 +107,19 @@ export function bindRoutePolicy(api: Api, policy: Policy, resource: ProtectedRes
     reply.header('RateLimit', admitted.rateLimit);
   }
 
-  api.addHook('onRoute', (route) => {
-    const auth = route.config?.auth;
-    if (!auth) return;
-    const { scope, reads } = auth;
-    const url = route.url;
-    addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { admit(request, reply, scope, reads, done); });
-    addRouteHook(route as never, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      done();
-      record(request, reply, url);
+  function bind(api: Api): void {
+    api.addHook('onRoute', (route) => {
+      const auth = route.config?.auth;
+      if (!auth) return;
+      const { scope, reads } = auth;
+      const url = route.url;
+      addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { admit(request, reply, scope, reads, done); });
+      addRouteHook(route as never, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        done();
+        record(request, reply, url);
+      });
     });
-  });
-  return unroutedCall;
+  }
+
+  return { bind, unroutedCall };
 }
