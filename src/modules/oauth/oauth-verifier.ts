@@ -12,7 +12,7 @@ import { isScope, type Scope } from '../identity/scopes.ts';
 import type { TokenVerifier, Verification } from '../identity/verifier.ts';
 import { TOKEN_CACHE_MS } from '../tokens/token-cache.ts';
 import { storedId } from './oauth-adapter.ts';
-import { findEntity, REVOKED_ACCESS_TOKEN } from './oauth.repository.ts';
+import { findAccessToken } from './oauth.repository.ts';
 
 /** oidc-provider's opaque values: 256 random bits, 43 characters of base64url. */
 const OPAQUE = /^[\w-]{43}$/;
@@ -64,15 +64,14 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     const hit = cache.get(token);
     if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
     cache.delete(token);
-    const id = storedId('AccessToken', token);
-    const live = await findEntity(ctx.db, 'AccessToken', id);
-    const found = live ?? await findEntity(ctx.db, REVOKED_ACCESS_TOKEN, id);
+    const found = await findAccessToken(ctx.db, storedId('AccessToken', token));
     if (found === null) return null;
-    const principal = principalOf(token, found.payload);
+    const { payload } = found.entity;
+    const principal = principalOf(token, payload);
     if (principal === null) return null;
-    const exp = typeof found.payload.exp === 'number' ? found.payload.exp * 1000 : 0;
+    const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
     const entry: Cached = {
-      readAt: now, principal, audience: audienceOf(found.payload), expiresAt: exp, revoked: live === null, ok: { principal, refused: null },
+      readAt: now, principal, audience: audienceOf(payload), expiresAt: exp, revoked: found.revoked, ok: { principal, refused: null },
     };
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(token, entry);

@@ -59,6 +59,13 @@ export const REVOKED_ACCESS_TOKEN = 'RevokedAccessToken';
 /** How long an access token's row outlives its expiry, revoked or not (purgeExpiredEntities). */
 export const SPENT_TOKEN_RETENTION_MS = 30 * 86_400_000;
 
+/** An access token's row, live or revoked, in one read (the verifier's lookup). */
+export async function findAccessToken(db: Db, id: string): Promise<{ entity: OauthEntity; revoked: boolean } | null> {
+  const row = await db.selectFrom('oauth_entities').select(['model', 'payload', 'expires_at', 'consumed_at'])
+    .where('model', 'in', ['AccessToken', REVOKED_ACCESS_TOKEN]).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? null : { entity: entity(row), revoked: row.model === REVOKED_ACCESS_TOKEN };
+}
+
 function revokeAccessTokens(db: Db) {
   return db.updateTable('oauth_entities').set({ model: REVOKED_ACCESS_TOKEN }).where('model', '=', 'AccessToken');
 }
