@@ -198,7 +198,7 @@ export function editorView(input: EditorInput) {
     contentTypes: CONTENT_TYPE_OPTIONS,
     cardTypes: CARD_TYPE_OPTIONS,
     previewUrl: `${editBase}/preview`,
-    newCardUrl: editBase,
+    editUrl: editBase,
     cards: cards.map((card, i) => ({
       number: i + 1,
       summary: summaryOf(card),
@@ -216,7 +216,7 @@ export function editorView(input: EditorInput) {
     },
     saved: input.saved ?? null,
     savedDeck: input.deckConflict === true
-      ? { ...stored, visibility: VISIBILITY_OPTIONS.find((o) => o.value === deck.visibility)?.label ?? deck.visibility }
+      ? { ...stored, visibility: VISIBILITY_LABELS[deck.visibility] }
       : null,
   };
 }
