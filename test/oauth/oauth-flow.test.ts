@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   authorizationUrl, consentInBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer,
 } from '../helpers/oauth.ts';
-import { axeViolations, browserSkipReason, launchChromium } from '../helpers/browser.ts';
+import { axeViolations, browserSkipReason, launchChromium, screenshot } from '../helpers/browser.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { waitFor } from '../scale/cluster.ts';
 
@@ -109,12 +109,27 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     // On a phone the page does not scroll sideways (the 43-character client id wraps; the table scrolls in its own region).
     await page.setViewportSize({ width: 360, height: 740 });
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0);
+    await screenshot(page, 'app-360');
+    assert.deepEqual(await axeViolations(page), []);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Disconnect' }).click();
     await page.getByRole('status').waitFor();
     assert.doesNotMatch(await page.locator('main').innerText(), /Study agent/);
     const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: tokens.access_token }), (r) => r.status === 401);
     assert.equal(refused.status, 401);
+  });
+
+  test('should show an unknown client the authorization error page without axe violations, at 1280 and 360 px', async () => {
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 740 });
+      const response = await page.goto(`${server.url}/oauth/authorize?client_id=unknown&response_type=code&redirect_uri=https://elsewhere.example/cb`);
+      assert.equal(response?.status(), 400);
+      await page.getByRole('heading', { name: 'The app could not be connected' }).waitFor();
+      await screenshot(page, `oauth-error-${width}`);
+      assert.deepEqual(await axeViolations(page), []);
+      assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   test('should list an app allowed on two devices once, with the scopes of both, and disconnect both', async () => {

@@ -102,6 +102,10 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     await once('button Save', page.getByRole('button', { name: 'Save' }));
     await screenshot(page, 'editor-card');
     assert.deepEqual(await axeViolations(page), []);
+    await page.setViewportSize({ width: 360, height: 800 });
+    await screenshot(page, 'editor-card-360');
+    assert.deepEqual(await axeViolations(page), []);
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0);
   });
 
   /** Types into `field`, saves `form` over a change made meanwhile, and checks the page says so, keeps the typing and shows `shown` as saved. */
