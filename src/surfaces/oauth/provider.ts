@@ -12,7 +12,7 @@ import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../
 import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
 import { escapeHtml } from '../../modules/rendering/html-escape.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
-import { pageSecurityHeaders } from '../web/security.ts';
+import { PAGE_SECURITY_HEADERS } from '../web/security.ts';
 import { OAUTH_PREFIX } from './authorization-server.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;
@@ -76,7 +76,7 @@ function applyRedirectPolicy(metadata: Record<string, unknown>): void {
 /** An error shown to the browser (not to a client): plain, escaped, no script, no third party, the pages' headers. */
 function renderError(c: { type: string; body: unknown; set(name: string, value: string): void }, out: Record<string, unknown>): void {
   const description = typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.';
-  for (const [name, value] of Object.entries(pageSecurityHeaders())) c.set(name, value);
+  for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) c.set(name, value);
   c.type = 'html';
   c.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
     + `<title>Authorization failed · Flashdeck</title>`

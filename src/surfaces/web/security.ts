@@ -40,19 +40,22 @@ export function cspHeader(directives: Record<string, string[]>): string {
   return Object.entries(directives).map(([name, values]) => `${name} ${values.join(' ')}`).join('; ');
 }
 
+/** The policies helmetOptions() sends on every page, named once for pageSecurityHeaders too. */
+const REFERRER_POLICY = 'same-origin';
+const FRAME_ACTION = 'deny';
+const RESOURCE_POLICY = 'same-origin';
+
 /**
  * What helmetOptions() sends on every page, for the few HTML responses written outside Fastify
  * (oidc-provider's error page).
  */
-export function pageSecurityHeaders(): Record<string, string> {
-  return {
-    'Content-Security-Policy': cspHeader(cspDirectives()),
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'X-Frame-Options': 'DENY',
-    'Cross-Origin-Resource-Policy': 'same-origin',
-  };
-}
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Security-Policy': cspHeader(cspDirectives()),
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': REFERRER_POLICY,
+  'X-Frame-Options': FRAME_ACTION.toUpperCase(),
+  'Cross-Origin-Resource-Policy': RESOURCE_POLICY,
+});
 
 /**
  * A route's own helmet options, for a page that needs more than the default CSP:
@@ -66,10 +69,10 @@ export function helmetOptions(): FastifyHelmetOptions {
   return {
     global: true,
     contentSecurityPolicy: { useDefaults: false, directives: cspDirectives() },
-    referrerPolicy: { policy: 'same-origin' },
-    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: REFERRER_POLICY },
+    frameguard: { action: FRAME_ACTION },
     // Pages are same-origin only; the API has its own CORS policy in its scope.
-    crossOriginResourcePolicy: { policy: 'same-origin' },
+    crossOriginResourcePolicy: { policy: RESOURCE_POLICY },
     crossOriginEmbedderPolicy: false,
     // HSTS only makes sense over https, which the operator's proxy terminates.
     strictTransportSecurity: false,
