@@ -14,7 +14,7 @@ import type { MetadataFetchOptions } from './modules/oauth/metadata-fetch.ts';
 import { purgeExpiredOauth } from './modules/oauth/oauth.service.ts';
 import { oauthVerifier } from './modules/oauth/oauth-verifier.ts';
 import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
-import { systemPlugin } from './modules/system/system.routes.ts';
+import { systemPlugin } from './surfaces/system/system.surface.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail, type User } from './modules/users/users.service.ts';

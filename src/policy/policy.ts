@@ -17,6 +17,7 @@ import type { Actor, Principal } from '../modules/identity/principal.ts';
 import type { Scope } from '../modules/identity/scopes.ts';
 import type { TokenVerifier, Verification } from '../modules/identity/verifier.ts';
 import type { Admission, RateBucket, RateDecision, RateLimitStore, WindowLimits } from '../stores/rate-limits/rate-limits.ts';
+import { isPromise } from '../promise.ts';
 import { runIdempotent, type IdempotentCall, type IdempotentOutcome, type StoredResponse } from './idempotency.ts';
 
 /**
@@ -277,11 +278,6 @@ function throttled(seconds: number): AppError {
   return new AppError('RATE_LIMITED', 'Too many failed authentication attempts from this address', undefined, {
     'Retry-After': String(seconds),
   });
-}
-
-/** Whether a result came back as a promise (I/O) or as it is. */
-export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 export function rateLimitHeader(decision: RateDecision): string {

@@ -5,7 +5,7 @@
 // 5xx messages are generic, and no stack trace leaves the server.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, envelope, isAppError } from '../errors.ts';
-import { JSON_TYPE } from '../http.ts';
+import { JSON_TYPE } from './http.ts';
 import { bodyValidationError, queryValidationError } from '../validation.ts';
 
 const CONNECTION_ERROR_CODES = new Set([

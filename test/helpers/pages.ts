@@ -6,7 +6,7 @@ import type { BrowserContext } from 'playwright-core';
 import type { FlashdeckApp } from '../../src/app.ts';
 import { startSession } from '../../src/modules/sessions/sessions.service.ts';
 import { setPassword } from '../../src/modules/users/users.service.ts';
-import { SESSION_COOKIE } from '../../src/surfaces/web/security.ts';
+import { SESSION_COOKIE } from '../../src/surfaces/page-security.ts';
 import type { TestServer, TestUser } from './server.ts';
 
 export interface PageResponse {

@@ -3,7 +3,7 @@
 // stores (npm test runs the suite on SQLite and on PostgreSQL + Redis).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SESSION_COOKIE } from '../../src/surfaces/web/security.ts';
+import { SESSION_COOKIE } from '../../src/surfaces/page-security.ts';
 import { cli, runCli } from '../helpers/process.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { alertText, newEmail, WebClient } from '../helpers/web.ts';

@@ -2,7 +2,7 @@
 // Registered inside the API's scope only: a form post to another surface never meets them.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
-import { addRouteHook, type Api } from '../../http.ts';
+import { addRouteHook, type Api } from '../http.ts';
 import { parseJsonText } from '../json-text.ts';
 
 const DEFAULT_ACCEPTS = ['application/json'] as const;

@@ -6,7 +6,7 @@
 // options, reading `request.routeOptions` twice, joining the header lists: 2 µs of a deck read,
 // docs/performance.md). Register before the routes, where @fastify/cors was.
 import type { FastifyReply } from 'fastify';
-import type { Api } from '../../http.ts';
+import type { Api } from '../http.ts';
 
 export interface ApiCorsOptions {
   readonly methods: readonly string[];

@@ -6,7 +6,7 @@ import { constants } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from '../../errors.ts';
-import { addRouteHook, JSON_TYPE, type Api } from '../../http.ts';
+import { addRouteHook, JSON_TYPE, type Api } from '../http.ts';
 import { jsonNotFound } from '../errors.ts';
 
 interface RoutePattern {

@@ -4,7 +4,7 @@
 // which replays a stored 2xx byte for byte, stores a fresh one in the write's transaction, and frees
 // the key on any failure.
 import type { FastifyRequest } from 'fastify';
-import { addRouteHook, principalOf, sendJson, soleHeader, type Api, type IdempotentReply } from '../../http.ts';
+import { addRouteHook, principalOf, sendJson, soleHeader, type Api, type IdempotentReply } from '../http.ts';
 import { requestHash, storedBody } from '../../policy/idempotency.ts';
 import type { Policy } from '../../policy/policy.ts';
 

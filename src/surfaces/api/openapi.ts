@@ -4,11 +4,11 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
-import { sendJson, type Api } from '../../http.ts';
+import { sendJson, type Api } from '../http.ts';
 import { AppendBodySchema, AppendCardsResultSchema, CapacitySchema, CardDtoSchema, CardExtrasInputSchema, CardExtrasSchema, CardInputSchema, CardPatchSchema, DeckDetailSchema, DeckListSchema, DeckMetaInputSchema, DeckPatchSchema, DeckSummarySchema, ImportBodySchema, ImportResultSchema, SideMediaSchema, WarningSchema } from '../../modules/decks/decks.schemas.ts';
 import { AnswerBodySchema, AnswerResultSchema, SessionSchema, SessionStatsSchema, StartSessionBodySchema } from '../../modules/reviews/reviews.schemas.ts';
-import { WhoAmISchema } from '../../modules/tokens/whoami.routes.ts';
-import { ErrorDetailsSchema } from '../../schemas/common.ts';
+import { WhoAmISchema } from '../../modules/tokens/whoami.ts';
+import { ErrorDetailsSchema } from './route-schemas.ts';
 import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
 import { shapeDocument, type NamedSchemas, type OperationFacts } from './openapi-shape.ts';
 

@@ -1,7 +1,7 @@
 // The API scope's request decorations and route options. Fastify keeps decorations to the scope
 // that declares them (api.surface.ts); TypeScript's module augmentation is global, so these types
 // are visible to every surface but set only in the API's.
-import type { Api } from '../../http.ts';
+import type { Api } from '../http.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import type { Scope } from '../../modules/identity/scopes.ts';
 import type { IdempotentCall } from '../../policy/idempotency.ts';

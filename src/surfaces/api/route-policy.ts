@@ -3,8 +3,9 @@
 // authenticates (401), admits (429; RateLimit headers on every admitted response) and checks the
 // scope (403), and an onResponse hook that records the call in the credential's activity log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { addRouteHook, soleHeader, type Api } from '../../http.ts';
-import { isPromise, type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import { addRouteHook, soleHeader, type Api } from '../http.ts';
+import { type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import { isPromise } from '../../promise.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import type { Verification } from '../../modules/identity/verifier.ts';
 import type { Scope } from '../../modules/identity/scopes.ts';

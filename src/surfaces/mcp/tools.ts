@@ -11,7 +11,7 @@ import { getCapacity, getDeckBody, listDecks, patchDeck } from '../../modules/de
 import type { Principal } from '../../modules/identity/principal.ts';
 import type { AnswerBody, StartSessionBody } from '../../modules/reviews/reviews.schemas.ts';
 import { answerCard, completeSession, getSession, startSession } from '../../modules/reviews/reviews.service.ts';
-import { whoAmI } from '../../modules/tokens/whoami.routes.ts';
+import { whoAmI } from '../../modules/tokens/whoami.ts';
 import { requestHash, storedBody, type IdempotentCall, type StoredResponse } from '../../policy/idempotency.ts';
 import type { Policy } from '../../policy/policy.ts';
 import type { ApiRoute } from '../api/api.surface.ts';

@@ -12,7 +12,7 @@ import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../
 import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
 import { escapeHtml } from '../../modules/rendering/html-escape.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
-import { PAGE_SECURITY_HEADERS } from '../web/security.ts';
+import { PAGE_SECURITY_HEADERS } from '../page-security.ts';
 import { OAUTH_PREFIX } from './authorization-server.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;

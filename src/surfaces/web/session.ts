@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { Actor } from '../../modules/identity/principal.ts';
 import { endSession, resumeSession, SESSION_IDLE_MS, startSession, type Viewer } from '../../modules/sessions/sessions.service.ts';
 import { signInUrl } from './next.ts';
-import { cookieOptions, SESSION_COOKIE } from './security.ts';
+import { cookieOptions, SESSION_COOKIE } from '../page-security.ts';
 
 export type { Viewer } from '../../modules/sessions/sessions.service.ts';
 

@@ -33,7 +33,7 @@ import type { AuthorizationServer } from '../oauth/authorization-server.ts';
 import { oauthPages } from './pages/oauth.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
 import { csrfUserInfo } from './render.ts';
-import { cookieOptions, CSRF_COOKIE, helmetOptions } from './security.ts';
+import { cookieOptions, CSRF_COOKIE, helmetOptions } from '../page-security.ts';
 import { bindSessions } from './session.ts';
 
 export const WEB_PLUGIN = 'flashdeck-web';

@@ -17,7 +17,7 @@ import {
 } from '../../../modules/learning/editor.service.ts';
 import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
 import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
-import { pageHelmet } from '../security.ts';
+import { pageHelmet } from '../../page-security.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 import { deckPath } from './deck-paths.ts';

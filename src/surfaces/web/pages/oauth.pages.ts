@@ -9,7 +9,7 @@ import { OAUTH_SCOPES, type OauthScope } from '../../../modules/identity/scopes.
 import { disconnectApp, isOauthScope, listAppActivity, listGrantedApps, recordConsent, SCOPE_WORDS } from '../../../modules/oauth/oauth.service.ts';
 import { AppError } from '../../../errors.ts';
 import { field, fields, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
-import { cspDirectives, cspHeader } from '../security.ts';
+import { cspDirectives, cspHeader } from '../../page-security.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 

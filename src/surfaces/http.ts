@@ -4,8 +4,8 @@ import type {
   FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { BeforeCommit, ServiceContext } from './context.ts';
-import { AppError } from './errors.ts';
+import type { BeforeCommit, ServiceContext } from '../context.ts';
+import { AppError } from '../errors.ts';
 
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 

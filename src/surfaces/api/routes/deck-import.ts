@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PathId, errorResponses } from '../../schemas/common.ts';
-import { ImportBodySchema, ImportResultSchema, type ImportBody, type ImportResult } from '../decks/decks.schemas.ts';
-import { importDeck } from './deck-import.service.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, errorResponses } from '../route-schemas.ts';
+import { PathId } from '../../../schemas/common.ts';
+import { ImportBodySchema, ImportResultSchema, type ImportBody, type ImportResult } from '../../../modules/decks/decks.schemas.ts';
+import { importDeck } from '../../../modules/deck-import/deck-import.service.ts';
 
 export const IMPORT_MEDIA_TYPES = ['application/json', 'text/markdown'] as const;
 

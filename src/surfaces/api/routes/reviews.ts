@@ -1,7 +1,7 @@
 import { principalOf, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, PATH_ERRORS, errorResponses } from '../../schemas/common.ts';
-import { AnswerBodySchema, AnswerResultSchema, IdParams, SessionSchema, StartSessionBodySchema } from './reviews.schemas.ts';
-import { answerCard, completeSession, getSession, startSession } from './reviews.service.ts';
+import { AUTH_ERRORS, BODY_ERRORS, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
+import { AnswerBodySchema, AnswerResultSchema, IdParams, SessionSchema, StartSessionBodySchema } from '../../../modules/reviews/reviews.schemas.ts';
+import { answerCard, completeSession, getSession, startSession } from '../../../modules/reviews/reviews.service.ts';
 
 const SESSION_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'SESSION_NOT_FOUND'] as const;
 

@@ -1,9 +1,10 @@
+// The routes outside every surface: readiness and the OAuth discovery documents.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../../db/database.ts';
 import { envelope } from '../../errors.ts';
+import { pingDatabase } from '../../modules/system/health.repository.ts';
 
 export interface SystemDeps {
   db: Db;
@@ -41,7 +42,7 @@ async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
  */
 export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
   const probes: Record<string, () => Promise<void>> = {
-    database: async () => { await sql`select 1`.execute(deps.db); },
+    database: () => pingDatabase(deps.db),
     ...deps.checks,
   };
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
-import { AppendBodySchema, AppendCardsResultSchema, CardDtoSchema, CardPatchSchema } from '../decks/decks.schemas.ts';
-import { appendCards, patchDeckCard } from './cards.service.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
+import { PathId } from '../../../schemas/common.ts';
+import { AppendBodySchema, AppendCardsResultSchema, CardDtoSchema, CardPatchSchema } from '../../../modules/decks/decks.schemas.ts';
+import { appendCards, patchDeckCard } from '../../../modules/cards/cards.service.ts';
 
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND', ...BODY_ERRORS, 'SCHEMA_INVALID', 'VERSION_MISMATCH'] as const;
 

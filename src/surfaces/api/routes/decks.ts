@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { notModified, prefersMarkdown, principalOf, sendJson, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, PathId, errorResponses } from '../../schemas/common.ts';
-import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
-import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from './decks.schemas.ts';
-import { isPromise } from '../../policy/policy.ts';
-import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type DeckBody } from './decks.service.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
+import { PathId } from '../../../schemas/common.ts';
+import { exportDeckMarkdown } from '../../../modules/deck-import/deck-markdown.ts';
+import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from '../../../modules/decks/decks.schemas.ts';
+import { isPromise } from '../../../promise.ts';
+import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type DeckBody } from '../../../modules/decks/decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });
 const NO_KEYS: readonly string[] = Object.freeze([]);
