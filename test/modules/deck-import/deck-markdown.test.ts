@@ -268,7 +268,7 @@ const mediaArb = fc.oneof(
   fc.constant(undefined), fc.constant(null),
   fc.record({ imageUrl: nullable(anyString), imageAlt: nullable(anyString) }, { requiredKeys: [] }),
 );
-// Keys that poison prototypes are refused by both formats (test/api/import.test.ts), so none here.
+// Keys that poison prototypes are refused by both formats (test/modules/deck-import/import.test.ts), so none here.
 const json = fc.dictionary(anyString, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((v) => JSON.parse(JSON.stringify(v)))
   .filter((v) => !/"(?:__proto__|constructor)"/.test(JSON.stringify(v)));
 const extrasArb = fc.record({

@@ -1,0 +1,175 @@
+// Who may call the MCP endpoint, from where, and how often: the same tokens, scopes, ownership
+// rules and rate-limit bucket as the API; 401 naming the endpoint's own RFC 9728 metadata; a foreign
+// Origin refused; an OAuth-style token bound to one resource refused at the other.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AppError } from '../../../src/errors.ts';
+import type { Principal } from '../../../src/modules/identity/principal.ts';
+import type { TokenVerifier } from '../../../src/modules/identity/verifier.ts';
+import { connectMcp, INITIALIZE, rawMcp, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
+import { createDeck, manualClock, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+
+const PUBLIC_URL = 'https://flash.example.com';
+const MCP_METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
+
+/** Tokens bound to one resource, as OAuth access tokens are (RFC 8707): `bound_<resource path>`. */
+function boundVerifier(user: () => TestUser): TokenVerifier {
+  return {
+    recognises: (token) => token.startsWith('bound_'),
+    verify: async (token, resource) => {
+      const principal: Principal = {
+        userId: user().userId, source: 'oauth', credentialId: `grant_${token}`, name: 'Bound client', prefix: 'bound', scopes: ['decks:read'], bucket: `grant:${token}`,
+      };
+      const audience = token === 'bound_mcp' ? `${PUBLIC_URL}/mcp` : `${PUBLIC_URL}/api/v1`;
+      if (audience !== resource) return { principal: null, refused: new AppError('UNAUTHORIZED', 'The access token is not for this resource') };
+      return { principal, refused: null };
+    },
+  };
+}
+
+describe('MCP access', () => {
+  const time = manualClock('2030-05-01T10:00:05.000Z');
+  let server: TestServer;
+  let user: TestUser;
+  let deckId: string;
+  let checker: ToolResultChecker;
+  const sessions: McpSession[] = [];
+  const connect = async (token: string) => {
+    const session = await connectMcp(server, token, checker);
+    sessions.push(session);
+    return session;
+  };
+
+  before(async () => {
+    ({ server, user } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock, verifiers: () => [boundVerifier(() => user)] }));
+    checker = new ToolResultChecker(server.app.apiDocument());
+    ({ deckId } = await createDeck(server, user.token, 2));
+  });
+  after(async () => {
+    for (const session of sessions) await session.close();
+    await server.close();
+  });
+
+  test('should serve its RFC 9728 metadata and name it in a 401 for a missing or bad token', async () => {
+    const metadata = await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`);
+    assert.equal(metadata.status, 200);
+    assert.equal(((await metadata.json()) as any).resource, `${PUBLIC_URL}/mcp`);
+
+    const missing = await rawMcp(server, INITIALIZE);
+    assert.equal(missing.status, 401);
+    assert.equal(missing.headers.get('www-authenticate'), `Bearer resource_metadata="${MCP_METADATA}"`);
+    const bad = await rawMcp(server, INITIALIZE, { authorization: 'Bearer svc_pat_nope_nope' });
+    assert.equal(bad.status, 401);
+    assert.equal(bad.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${MCP_METADATA}"`);
+    const body = (await bad.json()) as any;
+    assert.equal(body.error.data.error.code, 'UNAUTHORIZED', 'the API envelope in the JSON-RPC error');
+    await assert.rejects(connectMcp(server, 'svc_pat_nope_nope'), /401|Unauthorized/i, "the SDK's client sees the 401");
+  });
+
+  test('should refuse a request from a foreign Origin with 403, and take one from its own', async () => {
+    const foreign = await rawMcp(server, INITIALIZE, { authorization: `Bearer ${user.token}`, origin: 'https://evil.example' });
+    assert.equal(foreign.status, 403);
+    assert.equal(((await foreign.json()) as any).error.data.error.code, 'FORBIDDEN');
+    const own = await rawMcp(server, INITIALIZE, { authorization: `Bearer ${user.token}`, origin: PUBLIC_URL });
+    assert.equal(own.status, 200);
+  });
+
+  test('should refuse GET and DELETE with 405 (stateless) and an unknown MCP-Protocol-Version with 400', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream', authorization: `Bearer ${user.token}` } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'POST');
+    }
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const unknown = await rawMcp(server, list, { authorization: `Bearer ${user.token}`, 'mcp-protocol-version': '1999-01-01' });
+    assert.equal(unknown.status, 400);
+    const known = await rawMcp(server, list, { authorization: `Bearer ${user.token}`, 'mcp-protocol-version': '2025-06-18' });
+    assert.equal(known.status, 200);
+    assert.equal(((await known.json()) as any).result.tools.length, 12);
+  });
+
+  test('should refuse a tool without its scope with FORBIDDEN, whatever the deck', async () => {
+    const reader = await connect((await server.token(user.email, ['decks:read'])).token);
+    const res = await reader.call('append_cards', { deckId: 'dck_anything', idempotencyKey: 'scope-test-1', cards: [{ front: 'Q', back: 'A' }] });
+    assert.equal(res.isError, true);
+    assert.deepEqual(res.structuredContent.error, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
+    assert.equal((await reader.call('get_deck', { deckId })).isError, undefined, 'its own scope still works');
+  });
+
+  test("should answer another user's deck as the API does: DECK_FORBIDDEN in the path, DECK_NOT_FOUND by reference", async () => {
+    const other = await server.user();
+    const mcp = await connect(other.token);
+    const read = await mcp.call('get_deck', { deckId });
+    assert.equal(read.structuredContent.error.code, 'DECK_FORBIDDEN');
+    const api = await server.api('GET', `/decks/${deckId}`, { token: other.token });
+    assert.deepEqual(read.structuredContent, api.body);
+    const review = await mcp.call('start_review', { deckId });
+    assert.equal(review.structuredContent.error.code, 'DECK_NOT_FOUND');
+    const replace = await mcp.call('import_deck', { mode: 'update', targetDeckId: deckId, deck: { title: 'Mine now' }, cards: [{ front: 'Q', back: 'A' }] });
+    assert.equal(replace.structuredContent.error.code, 'DECK_NOT_FOUND');
+    const append = await mcp.call('append_cards', { deckId, idempotencyKey: 'other-user-1', cards: [{ front: 'Q', back: 'A' }] });
+    assert.equal(append.structuredContent.error.code, 'DECK_FORBIDDEN');
+  });
+
+  test('should keep calls of different tokens apart when they run at once and one after another', async () => {
+    // The SDK servers behind /mcp are reused from request to request: no call may see another's caller.
+    const other = await server.user();
+    const mine = await connect(user.token);
+    const theirs = await connect(other.token);
+    for (let round = 0; round < 3; round++) {
+      const calls = await Promise.all(Array.from({ length: 8 }, (_, i) => {
+        const [mcp, owner] = i % 2 === 0 ? [mine, user] : [theirs, other];
+        return Promise.all([mcp.call('whoami'), mcp.call('get_deck', { deckId })]).then(([who, read]) => ({ owner, who, read }));
+      }));
+      for (const { owner, who, read } of calls) {
+        assert.equal(who.structuredContent.userId, owner.userId);
+        if (owner === user) assert.equal(read.structuredContent.id, deckId);
+        else assert.equal(read.structuredContent.error.code, 'DECK_FORBIDDEN');
+      }
+    }
+  });
+
+  test('should accept a resource-bound token only at the resource it is bound to', async () => {
+    const mcp = await connect('bound_mcp');
+    const who = await mcp.call('whoami');
+    assert.equal(who.structuredContent.source, 'oauth');
+    const atApi = await server.api('GET', '/whoami', { token: 'bound_mcp' });
+    assert.equal(atApi.status, 401);
+    const apiToken = await rawMcp(server, INITIALIZE, { authorization: 'Bearer bound_api' });
+    assert.equal(apiToken.status, 401, 'an API-bound token is refused at /mcp');
+    assert.equal((await server.api('GET', '/whoami', { token: 'bound_api' })).status, 200);
+  });
+
+  test("should share the token's rate-limit bucket with the API: a 429 envelope in the tool result", async () => {
+    time.ms = Date.parse('2030-05-01T11:00:05.000Z');
+    const limited = await startServerWithUser({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '3' }, { clock: time.clock });
+    try {
+      const mcp = await connectMcp(limited.server, limited.user.token, checker);
+      try {
+        assert.equal((await limited.server.api('GET', '/whoami', { token: limited.user.token })).status, 200);
+        assert.equal((await mcp.call('whoami')).isError, undefined);
+        assert.equal((await limited.server.api('GET', '/decks', { token: limited.user.token })).status, 200);
+        const refused = await mcp.call('list_decks');
+        assert.equal(refused.isError, true);
+        assert.deepEqual(refused.structuredContent.error, {
+          code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', details: { window: 'minute', limit: 3 },
+        });
+        assert.match((refused.content[0] as { text: string }).text, /Retry after 55 s/);
+        // The HTTP response of a refused call names the spent window, as the API's 429 does.
+        const raw = await rawMcp(limited.server, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {
+          authorization: `Bearer ${limited.user.token}`,
+        });
+        assert.equal(raw.status, 200);
+        assert.equal(raw.headers.get('ratelimit-policy'), '"minute";q=3;w=60, "day";q=1000000;w=86400');
+        assert.equal(raw.headers.get('ratelimit'), '"minute";r=0;t=55');
+        assert.equal((await limited.server.api('GET', '/whoami', { token: limited.user.token })).status, 429, 'the API sees the same spent bucket');
+        time.ms += 60_000;
+        assert.equal((await mcp.call('whoami')).isError, undefined, 'a new minute');
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      await limited.server.close();
+    }
+  });
+});

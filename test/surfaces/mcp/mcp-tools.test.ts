@@ -1,0 +1,238 @@
+// The MCP endpoint with the SDK's own client over Streamable HTTP, against a real server on a real
+// port (on SQLite, and on PostgreSQL + Redis in the second run): the tools do what their API routes
+// do, through the same services, and every structured result matches the API operation's schema.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { listTokenActivity } from '../../../src/modules/activity/activity.service.ts';
+import { connectMcp, TOOL_OPERATIONS, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
+import { startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+
+const MARKDOWN = `---
+version: 1
+lang: en
+visibility: private
+tags: [chemistry]
+---
+# Elements
+
+## Front
+Symbol of gold?
+
+## Back
+**Au**
+
+---
+
+## Front
+Symbol of iron?
+
+## Back
+**Fe**
+`;
+
+describe('MCP tools', () => {
+  let server: TestServer;
+  let user: TestUser;
+  let mcp: McpSession;
+  let checker: ToolResultChecker;
+  let deckId: string;
+
+  before(async () => {
+    ({ server, user } = await startServerWithUser());
+    checker = new ToolResultChecker(server.app.apiDocument());
+    mcp = await connectMcp(server, user.token, checker);
+  });
+  after(async () => {
+    await mcp.close();
+    await server.close();
+  });
+
+  test('should initialize with the server info, instructions and the tools, resources and prompts capabilities', () => {
+    assert.equal(mcp.client.getServerVersion()?.name, 'flashdeck');
+    const capabilities = mcp.client.getServerCapabilities();
+    assert.ok(capabilities?.tools && capabilities.resources && capabilities.prompts);
+    assert.match(mcp.client.getInstructions() ?? '', /idempotencyKey/);
+  });
+
+  test('should list the twelve tools of DECISIONS with object schemas and truthful annotations', async () => {
+    const { tools } = await mcp.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(TOOL_OPERATIONS).sort());
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const tool of tools) {
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal(tool.outputSchema?.type, 'object', tool.name);
+      assert.ok((tool.description ?? '').length > 80, `${tool.name} has a description for a model`);
+      assert.equal(tool.annotations?.openWorldHint, false, tool.name);
+    }
+    for (const name of ['whoami', 'get_capacity', 'list_decks', 'get_deck', 'get_review']) assert.equal(byName.get(name)?.annotations?.readOnlyHint, true, name);
+    for (const name of ['import_deck', 'append_cards', 'update_deck', 'update_card', 'start_review', 'answer_card', 'complete_review']) {
+      assert.equal(byName.get(name)?.annotations?.readOnlyHint, false, name);
+    }
+    assert.equal(byName.get('append_cards')?.annotations?.destructiveHint, false, 'append never changes existing cards');
+    assert.equal(byName.get('import_deck')?.annotations?.destructiveHint, true, 'mode=update replaces the card list');
+    assert.deepEqual(byName.get('append_cards')?.inputSchema.required, ['deckId', 'idempotencyKey', 'cards']);
+    assert.deepEqual(byName.get('get_deck')?.inputSchema.required, ['deckId']);
+    assert.equal(byName.get('list_decks')?.inputSchema.required, undefined, 'limit has a default, token is optional');
+    assert.deepEqual(Object.keys(byName.get('import_deck')?.inputSchema.properties ?? {}).sort(),
+      ['cards', 'deck', 'idempotencyKey', 'ifMatch', 'markdown', 'mode', 'targetDeckId']);
+    assert.match(byName.get('append_cards')?.description ?? '', /reuse the same key/);
+    assert.match(byName.get('update_card')?.description ?? '', /VERSION_MISMATCH/);
+    assert.match(byName.get('import_deck')?.description ?? '', /about 80 characters/);
+  });
+
+  test('should import a deck from markdown and read it back as the API does', async () => {
+    const imported = await mcp.call('import_deck', { markdown: MARKDOWN, idempotencyKey: 'import-elements-1' });
+    assert.equal(imported.isError, undefined, JSON.stringify(imported.structuredContent));
+    assert.equal(imported.structuredContent.mode, 'create');
+    assert.equal(imported.structuredContent.cardCount, 2);
+    assert.equal(imported.structuredContent.idempotencyKey, 'import-elements-1');
+    deckId = imported.structuredContent.deckId;
+    assert.match((imported.content[0] as { text: string }).text, /Created deck "Elements"/);
+
+    const read = await mcp.call('get_deck', { deckId });
+    const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+    assert.deepEqual(read.structuredContent, api.body, 'structuredContent is the API response body');
+    assert.deepEqual(read.structuredContent.tags, ['chemistry']);
+    assert.match((read.content[0] as { text: string }).text, /"Elements" \(dck_\w+, 2 cards/);
+  });
+
+  test('should ask the deck version board as the API does, so a held deck is not read from the database', async () => {
+    // On SQLite the board is this process's memory and its version comes from versionOf alone;
+    // on Redis it comes from the admission's read: both stores go through versionOf.
+    const board = server.app.services.deckVersions;
+    const asked: [string, string | null][] = [];
+    const versionOf = board.versionOf.bind(board);
+    board.versionOf = (id, value) => {
+      const version = versionOf(id, value);
+      asked.push([id, version]);
+      return version;
+    };
+    try {
+      const read = await mcp.call('get_deck', { deckId });
+      const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+      assert.deepEqual(read.structuredContent, api.body);
+      assert.deepEqual(asked, [[deckId, api.body.version], [deckId, api.body.version]], 'both reads found the version held');
+    } finally {
+      board.versionOf = versionOf;
+    }
+  });
+
+  test('should append once for a key retried, through MCP and through the API alike', async () => {
+    const args = { deckId, idempotencyKey: 'append-noble-gases', cards: [{ front: 'Symbol of neon?', back: 'Ne' }] };
+    const first = await mcp.call('append_cards', args);
+    assert.equal(first.structuredContent.addedCount, 1);
+    const retried = await mcp.call('append_cards', args);
+    assert.deepEqual(retried.structuredContent, first.structuredContent, 'the retry returns the first result');
+    assert.match((retried.content[0] as { text: string }).text, /replayed/);
+    const api = await server.api('POST', `/decks/${deckId}/cards`, {
+      token: user.token, json: { cards: args.cards }, headers: { 'idempotency-key': args.idempotencyKey },
+    });
+    assert.equal(api.status, 200);
+    assert.equal(api.headers.get('idempotent-replayed'), 'true', 'the API sees the MCP call under the same key');
+    assert.deepEqual(api.body, first.structuredContent);
+    const deck = await mcp.call('get_deck', { deckId });
+    assert.equal(deck.structuredContent.cardCount, 3, 'one append');
+
+    const other = await mcp.call('append_cards', { ...args, cards: [{ front: 'Symbol of argon?', back: 'Ar' }] });
+    assert.equal(other.isError, true);
+    assert.equal(other.structuredContent.error.code, 'IDEMPOTENCY_CONFLICT');
+    const missing = await mcp.call('append_cards', { deckId, cards: args.cards });
+    assert.equal(missing.structuredContent.error.code, 'BAD_REQUEST');
+    assert.equal(missing.structuredContent.error.details.field, 'idempotencyKey');
+  });
+
+  test('should update a card with the deck version and refuse a stale one with VERSION_MISMATCH', async () => {
+    const deck = (await mcp.call('get_deck', { deckId })).structuredContent;
+    const cardId = deck.cards[0].id;
+    const updated = await mcp.call('update_card', { deckId, cardId, back: '**Au** (aurum)', ifMatch: deck.version });
+    assert.equal(updated.isError, undefined, JSON.stringify(updated.structuredContent));
+    assert.equal(updated.structuredContent.back, '**Au** (aurum)');
+    const stale = await mcp.call('update_card', { deckId, cardId, back: 'Gold', ifMatch: deck.version });
+    assert.equal(stale.isError, true);
+    assert.equal(stale.structuredContent.error.code, 'VERSION_MISMATCH');
+    assert.match((stale.content[0] as { text: string }).text, /read it again/);
+    const invalid = await mcp.call('update_card', { deckId, cardId, frontMedia: { imageUrl: 'http://example.com/a.png' } });
+    assert.equal(invalid.structuredContent.error.code, 'SCHEMA_INVALID');
+    assert.equal(invalid.structuredContent.error.details.field, 'frontMedia.imageUrl', 'the same field path as the API');
+    const renamed = await mcp.call('update_deck', { deckId, title: 'Chemical elements' });
+    assert.equal(renamed.structuredContent.title, 'Chemical elements');
+    assert.equal(renamed.structuredContent.cards.length, 3);
+    const empty = await mcp.call('update_deck', { deckId });
+    assert.equal(empty.structuredContent.error.code, 'SCHEMA_INVALID');
+  });
+
+  test('should run a review loop to completion', async () => {
+    const started = await mcp.call('start_review', { deckId, resume: true });
+    const session = started.structuredContent;
+    assert.equal(session.status, 'active');
+    assert.equal(session.cards.length, 3);
+    const ratings = ['good', 'again', 'easy'];
+    for (const [i, cardId] of session.cards.entries()) {
+      const answer = await mcp.call('answer_card', { sessionId: session.id, cardId, rating: ratings[i], durationMs: 1000 });
+      assert.equal(answer.structuredContent.progress.answered, Number(i) + 1);
+    }
+    const conflict = await mcp.call('answer_card', { sessionId: session.id, cardId: session.cards[0], rating: 'hard' });
+    assert.equal(conflict.structuredContent.error.code, 'ANSWER_CONFLICT');
+    const read = await mcp.call('get_review', { sessionId: session.id });
+    assert.equal(read.structuredContent.progress.remaining, 0);
+    const completed = await mcp.call('complete_review', { sessionId: session.id });
+    assert.equal(completed.structuredContent.status, 'completed');
+    assert.equal(completed.structuredContent.stats.answered, 3);
+    assert.equal(completed.structuredContent.stats.ratings.again, 1);
+    const closed = await mcp.call('answer_card', { sessionId: session.id, cardId: session.cards[1], rating: 'good' });
+    assert.equal(closed.structuredContent.error.code, 'SESSION_NOT_ACTIVE');
+  });
+
+  test('should answer the account tools and list decks with paging', async () => {
+    const who = await mcp.call('whoami');
+    assert.equal(who.structuredContent.userId, user.userId);
+    assert.equal(who.structuredContent.source, 'pat');
+    const capacity = await mcp.call('get_capacity');
+    assert.equal(capacity.structuredContent.current_decks, 1);
+    await mcp.call('import_deck', { deck: { title: 'Second' }, cards: [{ front: 'Q', back: 'A' }], idempotencyKey: 'second-deck-1' });
+    const page = await mcp.call('list_decks', { limit: 1 });
+    assert.equal(page.structuredContent.items.length, 1);
+    assert.equal(typeof page.structuredContent.nextToken, 'string');
+    const next = await mcp.call('list_decks', { limit: 1, token: page.structuredContent.nextToken });
+    assert.equal(next.structuredContent.items.length, 1);
+    const tampered = await mcp.call('list_decks', { token: 'not-a-token' });
+    assert.equal(tampered.structuredContent.error.code, 'BAD_REQUEST');
+    const unknown = await mcp.call('whoami', { verbose: true });
+    assert.equal(unknown.structuredContent.error.code, 'BAD_REQUEST', 'an argument the tool does not take');
+  });
+
+  test('should serve the deck markdown format and the content rules, and a prompt that makes a deck', async () => {
+    const { resources } = await mcp.client.listResources();
+    assert.deepEqual(resources.map((r) => r.uri).sort(), ['flashdeck://guides/content-rules', 'flashdeck://guides/deck-markdown']);
+    const format = await mcp.client.readResource({ uri: 'flashdeck://guides/deck-markdown' });
+    assert.match((format.contents[0] as { text: string }).text, /^# Deck markdown/);
+    const rules = await mcp.client.readResource({ uri: 'flashdeck://guides/content-rules' });
+    assert.match((rules.contents[0] as { text: string }).text, /about 80/);
+    const { prompts } = await mcp.client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name), ['deck_from_topic']);
+    const prompt = await mcp.client.getPrompt({ name: 'deck_from_topic', arguments: { topic: 'photosynthesis', cards: '12' } });
+    const last = prompt.messages.at(-1)?.content as { text: string };
+    assert.match(last.text, /12 cards about photosynthesis/);
+    assert.match(last.text, /import_deck/);
+    await assert.rejects(mcp.client.getPrompt({ name: 'deck_from_topic', arguments: { cards: '12' } }), /topic argument is required/);
+    assert.deepEqual((await mcp.client.listResourceTemplates()).resourceTemplates, []);
+  });
+
+  test('should record every tool call in the token activity log as mcp:<tool>', async () => {
+    await server.app.activity.flush();
+    const entries = await listTokenActivity(server.app.services, { tokenId: user.tokenId, limit: 1000 });
+    const mcpEntries = entries.filter((e) => e.route.startsWith('mcp:'));
+    const routes = new Set(mcpEntries.map((e) => e.route));
+    for (const tool of Object.keys(TOOL_OPERATIONS)) assert.ok(routes.has(`mcp:${tool}`), `mcp:${tool} recorded`);
+    const read = mcpEntries.find((e) => e.route === 'mcp:get_deck' && e.status === 200);
+    assert.equal(read?.deckId, deckId);
+    assert.equal(read?.method, 'POST');
+    assert.equal(read?.userAgent, 'mcp-test/1.0');
+    assert.ok(mcpEntries.some((e) => e.route === 'mcp:update_card' && e.status === 412), 'a refused call is recorded with its status');
+    assert.ok(mcpEntries.some((e) => e.route === 'mcp:import_deck' && e.status === 201 && e.deckId === deckId));
+  });
+
+  test("should have checked every tool's results against its API operation's schema", () => {
+    assert.deepEqual([...checker.succeeded].sort(), Object.keys(TOOL_OPERATIONS).sort());
+  });
+});

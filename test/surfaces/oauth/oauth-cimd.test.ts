@@ -1,0 +1,86 @@
+// A client identified by the https URL of its client ID metadata document: the server fetches
+// the document (here through an injected fetcher, no network), names the client from it on the
+// consent page, and issues tokens the API takes. A document URL whose host resolves to a private
+// address is never fetched.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as client from 'openid-client';
+import type { Browser } from 'playwright-core';
+import {
+  authorizationUrl, consentInBrowser, INSECURE, loopbackApp, signedUpUser, startOauthServer,
+} from '../../helpers/oauth.ts';
+import { browserSkipReason, launchChromium } from '../../helpers/browser.ts';
+import type { TestServer } from '../../helpers/server.ts';
+
+const CLIENT_ID = 'https://agent.example/oauth/client.json';
+const PRIVATE_CLIENT_ID = 'https://intranet.example/client.json';
+
+describe('a client ID metadata document', { skip: browserSkipReason() }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let app: Awaited<ReturnType<typeof loopbackApp>>;
+  const fetched: string[] = [];
+  before(async () => {
+    app = await loopbackApp();
+    const document = JSON.stringify({
+      client_id: CLIENT_ID, client_name: 'Remote agent', redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+    });
+    server = await startOauthServer({}, {
+      oauthFetch: {
+        resolve: async (host) => (host === 'intranet.example' ? ['10.0.0.7'] : ['93.184.216.34']),
+        fetch: async (url) => {
+          fetched.push(url);
+          return url === CLIENT_ID
+            ? new Response(document, { headers: { 'content-type': 'application/json', 'cache-control': 'max-age=600' } })
+            : new Response('{}', { status: 404 });
+        },
+      },
+    });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser.close();
+    await app.close();
+    await server.close();
+  });
+
+  test('should connect a client named by its metadata document URL', async () => {
+    const person = await signedUpUser(server);
+    const config = await client.discovery(new URL(server.url), CLIENT_ID, { token_endpoint_auth_method: 'none' }, client.None(), INSECURE);
+    const resource = `${server.url}/api/v1`;
+    const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(auth.url.href);
+      await page.getByLabel('Email').fill(person.email);
+      await page.getByLabel('Password').fill('correct horse battery staple');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Allow' }).waitFor();
+      assert.match(await page.locator('main').innerText(), /Remote agent/);
+      const callback = await consentInBrowser(page, auth.url, person.email, 'Allow', { appPort: app.port, signIn: false });
+      const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
+      const whoami = await server.api('GET', '/whoami', { token: tokens.access_token });
+      assert.equal(whoami.status, 200);
+      assert.equal(whoami.body.token.name, 'Remote agent');
+      assert.equal(whoami.body.source, 'oauth');
+    } finally {
+      await context.close();
+    }
+    // Fetched once, then cached.
+    assert.deepEqual(fetched.filter((u) => u === CLIENT_ID).length, 1);
+  });
+
+  test('should never fetch a document whose host resolves to a private address', async () => {
+    const url = new URL(`${server.url}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: PRIVATE_CLIENT_ID, response_type: 'code', redirect_uri: app.redirectUri, scope: 'decks:read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+    }).toString();
+    const response = await fetch(url, { redirect: 'manual' });
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get('location'), null);
+    assert.ok(!fetched.includes(PRIVATE_CLIENT_ID));
+  });
+});
