@@ -36,7 +36,15 @@ function audienceOf(payload: Record<string, unknown>): string {
   return '';
 }
 
-function principalOf(token: string, payload: Record<string, unknown>): Principal | null {
+/**
+ * The token's `prefix` (whoami): the start of its SHA-256, the key it is stored under. An opaque
+ * token has no public part as a personal access token has, and its own characters are secret
+ * (DECISIONS: a prefix reveals nothing of the secret); the hash's tell tokens apart, and the
+ * holder can compute them.
+ */
+const PREFIX_LENGTH = 10;
+
+function principalOf(id: string, payload: Record<string, unknown>): Principal | null {
   const { accountId, grantId, scope, extra } = payload;
   if (typeof accountId !== 'string' || typeof grantId !== 'string') return null;
   const scopes = typeof scope === 'string' ? scope.split(' ').filter((s): s is Scope => isScope(s)) : [];
@@ -46,7 +54,7 @@ function principalOf(token: string, payload: Record<string, unknown>): Principal
     source: 'oauth',
     credentialId: grantId,
     name: typeof clientName === 'string' ? clientName : String(payload.clientId),
-    prefix: token.slice(0, 8),
+    prefix: id.slice(0, PREFIX_LENGTH),
     scopes,
     bucket: `grant:${grantId}`,
   };
@@ -64,10 +72,11 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     const hit = cache.get(token);
     if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
     cache.delete(token);
-    const found = await findAccessToken(ctx.db, storedId('AccessToken', token));
+    const id = storedId('AccessToken', token);
+    const found = await findAccessToken(ctx.db, id);
     if (found === null) return null;
     const { payload } = found.entity;
-    const principal = principalOf(token, payload);
+    const principal = principalOf(id, payload);
     if (principal === null) return null;
     const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
     const entry: Cached = {
