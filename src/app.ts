@@ -135,7 +135,10 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   await app.register(rootPlugin, { lingerMs: config.timeouts.lingerMs });
   const api = apiSurface();
   await app.register(api.plugin, { prefix: API_PREFIX, ctx: services, policy });
-  await app.register(oauthSurface, { prefix: OAUTH_PREFIX, server: oauth });
+  await app.register(oauthSurface, {
+    prefix: OAUTH_PREFIX, server: oauth, policy,
+    registrationLimits: { perMinute: config.oauthRegistrationsPerMinute, perDay: config.oauthRegistrationsPerDay },
+  });
   await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
   // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
   await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });

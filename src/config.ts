@@ -21,6 +21,9 @@ export interface Config {
   readonly signup: 'open' | 'closed';
   /** Failed sign-ins per account per minute before that account's sign-in is throttled. */
   readonly signInAttemptsPerMinute: number;
+  /** OAuth dynamic client registrations per client address (DECISIONS: throttled). */
+  readonly oauthRegistrationsPerMinute: number;
+  readonly oauthRegistrationsPerDay: number;
   /** Connection timeouts (docs/deployment.md): all in milliseconds. */
   readonly timeouts: Timeouts;
 }
@@ -106,8 +109,11 @@ export function loadConfig(env: Env = process.env): Config {
   });
   const signup = oneOf(env, 'SIGNUP', 'open', ['open', 'closed']) as Config['signup'];
   const signInAttemptsPerMinute = integer(env, 'SIGNIN_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000);
+  const oauthRegistrationsPerMinute = integer(env, 'OAUTH_REGISTRATIONS_PER_MINUTE', 10, 1, 1_000_000);
+  const oauthRegistrationsPerDay = integer(env, 'OAUTH_REGISTRATIONS_PER_DAY', 50, 1, 1_000_000_000);
   return Object.freeze({
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
-    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute, timeouts,
+    deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
+    oauthRegistrationsPerMinute, oauthRegistrationsPerDay, timeouts,
   });
 }

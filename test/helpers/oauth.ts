@@ -160,3 +160,21 @@ export class FormBrowser {
     return new URL(done.url);
   }
 }
+
+/** POST /oauth/register with a JSON body, as any client sends it; the answer parsed. */
+export async function registerClient(server: TestServer, metadata: Record<string, unknown>): Promise<{ status: number; headers: Headers; body: Record<string, any> }> {
+  const response = await fetch(`${server.url}/oauth/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() as Record<string, any> };
+}
+
+/** A PKCE S256 challenge that the server accepts (its verifier is never used by these requests). */
+export const SOME_CHALLENGE = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+
+/** GET /oauth/authorize for `clientId`, not followed: 303 to sign-in and consent, or the refusal. */
+export function startAuthorization(server: TestServer, params: Record<string, string>): Promise<Response> {
+  const url = new URL(`${server.url}/oauth/authorize`);
+  for (const [k, v] of Object.entries({ response_type: 'code', ...SOME_CHALLENGE, ...params })) url.searchParams.set(k, v);
+  return fetch(url, { redirect: 'manual' });
+}

@@ -2,12 +2,18 @@
 // clients and tokens survive restarts and are shared by every instance. Bearer values (access and
 // refresh tokens, codes) are stored under their SHA-256: a copy of the database holds no usable
 // token. oidc-provider checks expiry and consumption itself; rows past expiry are also ignored here
-// and purged hourly.
+// and purged hourly. A registered client is kept only once used: its row expires
+// UNUSED_CLIENT_TTL_MS after registration unless a person allows it first (DECISIONS: a
+// registration never used within 24 hours is removed).
 import { createHash } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import {
-  consumeEntity, destroyByGrant, destroyEntity, findEntity, findEntityByUid, upsertEntity, type OauthEntity,
+  consumeEntity, destroyByGrant, destroyEntity, findEntity, findEntityByUid, keepClient, upsertEntity, type OauthEntity,
 } from './oauth.repository.ts';
+
+/** How long a dynamically registered client is kept if no person allows it. */
+export const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000;
 
 /** Models whose id is a bearer value. */
 const SECRET_IDS = new Set([
@@ -32,7 +38,7 @@ function text(value: unknown): string | null {
 }
 
 /** The Adapter class oidc-provider instantiates once per model name. */
-export function oauthAdapter(database: Db): new (model: string) => object {
+export function oauthAdapter(database: Db, clock: Clock): new (model: string) => object {
   return class OauthAdapter {
     readonly model: string;
     constructor(model: string) {
@@ -40,6 +46,9 @@ export function oauthAdapter(database: Db): new (model: string) => object {
     }
 
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+      // A client is written at its registration only (updates are not offered): it starts unused.
+      // The app's clock, so that a test can let a day pass.
+      const unusedUntil = this.model === 'Client' ? new Date(clock.now().getTime() + UNUSED_CLIENT_TTL_MS).toISOString() : undefined;
       await upsertEntity(database, {
         model: this.model,
         id: storedId(this.model, id),
@@ -48,8 +57,10 @@ export function oauthAdapter(database: Db): new (model: string) => object {
         grantId: this.model === 'Grant' ? id : text(payload.grantId),
         accountId: text(payload.accountId),
         uid: text(payload.uid),
-        expiresAt: expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000).toISOString(),
+        expiresAt: unusedUntil ?? (expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000).toISOString()),
       });
+      // A grant is a person's Allow: its client is used, and kept from now on.
+      if (this.model === 'Grant' && typeof payload.clientId === 'string') await keepClient(database, payload.clientId);
     }
 
     async find(id: string): Promise<Payload | undefined> {

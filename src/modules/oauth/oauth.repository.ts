@@ -34,6 +34,12 @@ export async function upsertEntity(db: Db, row: OauthEntityRow): Promise<void> {
     .execute();
 }
 
+/** A client row kept for good (it no longer expires as an unused registration). */
+export async function keepClient(db: Db, clientId: string): Promise<void> {
+  await db.updateTable('oauth_entities').set({ expires_at: null })
+    .where('model', '=', 'Client').where('id', '=', clientId).where('expires_at', 'is not', null).execute();
+}
+
 export async function findEntity(db: Db, model: string, id: string): Promise<OauthEntity | null> {
   const row = await db.selectFrom('oauth_entities').select(['payload', 'expires_at', 'consumed_at'])
     .where('model', '=', model).where('id', '=', id).executeTakeFirst();

@@ -6,19 +6,17 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../identity/principal.ts';
 import { OAUTH_SCOPES, type OauthScope } from '../identity/scopes.ts';
+import { isOauthScope, type AuthorizationScope } from './authorization-scopes.ts';
 import { lastActivityOf, listActivityOfTokens, type ActivityEntry } from '../activity/activity.repository.ts';
 import { destroyByGrant, findEntity, listGrantsOfAccount, purgeExpiredEntities, upsertEntity } from './oauth.repository.ts';
 
-export const SCOPE_WORDS: Readonly<Record<OauthScope, string>> = {
+export const SCOPE_WORDS: Readonly<Record<AuthorizationScope, string>> = {
+  openid: 'Know which Flashdeck account is yours (an account id, nothing else)',
   'decks:read': 'Read your decks and their cards',
   'decks:write': 'Create decks, and change your decks and cards',
   'reviews:read': 'See your review sessions',
   'reviews:write': 'Start, answer and complete review sessions',
 };
-
-export function isOauthScope(value: string): value is OauthScope {
-  return (OAUTH_SCOPES as readonly string[]).includes(value);
-}
 
 const CONSENT_MODEL = 'FlashdeckConsent';
 

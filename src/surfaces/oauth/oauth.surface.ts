@@ -1,13 +1,16 @@
 // The authorization server's endpoints under /oauth/ (DECISIONS "OAuth 2.1"), as one encapsulated
 // plugin: oidc-provider answers them (its own errors, in OAuth's shape), and this scope owns only
-// what reaches it first: body parsing (form bodies and, for registration, JSON, guarded against the
-// V8 backslash-key bug before any JSON.parse) and the error of a body that never got through.
+// what reaches it first: the registration throttle, the JSON guard of a registration body (read
+// here within the limit, checked by the surfaces' one JSON reader, then handed to oidc-provider as
+// the request stream it expects), and the error of a request that never got through.
 // The sign-in and consent pages are the web surface's (src/surfaces/web/pages/oauth.pages.ts).
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import secureJsonParse from 'secure-json-parse';
-import { BACKSLASH_KEY } from '../../validation.ts';
+import { AppError } from '../../errors.ts';
+import type { Policy } from '../../policy/policy.ts';
+import type { WindowLimits } from '../../stores/rate-limits/rate-limits.ts';
+import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import type { AuthorizationServer } from './authorization-server.ts';
 
@@ -16,56 +19,98 @@ export const OAUTH_PLUGIN = 'flashdeck-oauth';
 /** oidc-provider's own limit for a request body. */
 const BODY_LIMIT = 56 * 1024;
 
-class OauthBodyError extends Error {
-  readonly error: string;
-  readonly statusCode = 400;
-  constructor(error: string, description: string) {
-    super(description);
-    this.error = error;
+/** A JSON body read and checked here, to be handed on as it came. */
+class CheckedBody {
+  readonly bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
   }
-}
-
-function oauthError(error: FastifyError | OauthBodyError, _request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof OauthBodyError) {
-    void reply.code(400).header('Cache-Control', 'no-store').send({ error: error.error, error_description: error.message });
-    return;
-  }
-  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  void reply.code(status).header('Cache-Control', 'no-store').send({
-    error: status === 500 ? 'server_error' : 'invalid_request',
-    error_description: status === 500 ? 'The server could not handle the request' : error.message,
-  });
 }
 
 /**
- * Hands a request to oidc-provider; a body Fastify read is passed on as `req.body` (it reads that).
- * The reply is taken over only once the provider exists, so a failure to make it is answered (500).
+ * The request again, its body the bytes already read: oidc-provider reads a request's body from
+ * its stream (a body parsed upstream makes it warn and take `req.body` instead). Same socket,
+ * headers and URL; nothing more arrives, so reading asks the socket for nothing.
+ */
+class ReplayedRequest extends IncomingMessage {
+  override _read(): void {}
+}
+
+function replay(raw: IncomingMessage, body: Buffer): IncomingMessage {
+  const copy = new ReplayedRequest(raw.socket);
+  copy.method = raw.method;
+  copy.url = raw.url;
+  copy.headers = raw.headers;
+  copy.rawHeaders = raw.rawHeaders;
+  copy.httpVersion = raw.httpVersion;
+  copy.httpVersionMajor = raw.httpVersionMajor;
+  copy.httpVersionMinor = raw.httpVersionMinor;
+  copy.complete = true;
+  copy.push(body);
+  copy.push(null);
+  return copy;
+}
+
+function send(reply: FastifyReply, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
+  void reply.code(status).headers(headers).header('Cache-Control', 'no-store').send({ error, error_description: description });
+}
+
+/** OAuth's error shape (RFC 6749 5.2) for what this scope refuses before oidc-provider sees it. */
+function oauthError(error: FastifyError | AppError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error instanceof AppError) {
+    if (error.code === 'RATE_LIMITED') {
+      send(reply, 429, 'too_many_requests', 'Too many client registrations from this address; try again after Retry-After seconds', {
+        'Retry-After': error.headers['Retry-After'] ?? '60',
+      });
+    } else {
+      // The JSON guard: a key of one backslash is metadata refused; anything else is not JSON.
+      send(reply, 400, error.code === 'SCHEMA_INVALID' ? 'invalid_client_metadata' : 'invalid_request', error.message);
+    }
+    return;
+  }
+  const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  send(reply, status, status === 500 ? 'server_error' : 'invalid_request', status === 500 ? 'The server could not handle the request' : error.message);
+}
+
+/**
+ * Hands a request to oidc-provider, a JSON body as the stream it reads. The reply is taken over
+ * only once the provider exists, so a failure to make it is answered (500).
  */
 async function handOver(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const handler = await server.handler();
   void reply.hijack();
-  const raw = request.raw as IncomingMessage & { body?: unknown };
-  if (request.body !== undefined) raw.body = request.body;
-  handler(raw, reply.raw);
+  handler(request.body instanceof CheckedBody ? replay(request.raw, request.body.bytes) : request.raw, reply.raw);
+}
+
+const REGISTRATION_PATH = '/oauth/register';
+
+function isRegistration(request: FastifyRequest): boolean {
+  if (request.method !== 'POST') return false;
+  const path = request.url.split('?', 1)[0] ?? '';
+  return path === REGISTRATION_PATH || path === `${REGISTRATION_PATH}/`;
 }
 
 export interface OauthSurfaceOptions {
   server: AuthorizationServer;
+  policy: Policy;
+  /** Registrations per client address (DECISIONS: throttled), counted like a token's calls. */
+  registrationLimits: WindowLimits;
 }
 
-export const oauthSurface = fp<OauthSurfaceOptions>((scope, { server }, done) => {
+export const oauthSurface = fp<OauthSurfaceOptions>((scope, { server, policy, registrationLimits }, done) => {
+  // Before the body is read: a throttled address costs nothing more.
+  scope.addHook('onRequest', async (request) => {
+    if (isRegistration(request)) await policy.admit({ key: `oauth-register:${request.ip}`, limits: registrationLimits }, null, []);
+  });
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, next) => {
-    const text = body as string;
-    // Never handed to JSON.parse: such a key makes V8 misread later keys process-wide (validation.ts).
-    if (BACKSLASH_KEY.test(text)) {
-      next(new OauthBodyError('invalid_client_metadata', 'a property named with one backslash is not accepted'), undefined);
-      return;
-    }
+  scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, next) => {
+    const bytes = body as Buffer;
     try {
-      next(null, secureJsonParse(text, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      next(new OauthBodyError('invalid_request', 'the request body is not valid JSON'), undefined);
+      // Checked, never used: oidc-provider parses the same bytes itself.
+      parseJsonText(bytes.toString('utf8'));
+      next(null, new CheckedBody(bytes));
+    } catch (error) {
+      next(error as AppError, undefined);
     }
   });
   // Form bodies (and any other media type) reach oidc-provider unread: it parses forms itself and

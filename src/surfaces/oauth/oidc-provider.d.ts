@@ -6,6 +6,7 @@ declare module 'oidc-provider' {
     readonly clientId: string;
     readonly clientName?: string;
     readonly redirectUris: readonly string[];
+    readonly scope?: string;
     grantTypeAllowed(type: string): boolean;
   }
 

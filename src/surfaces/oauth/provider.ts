@@ -4,13 +4,15 @@
 // client ID metadata documents, tokens bound to the API or the MCP endpoint (RFC 8707), one hour.
 // Its state lives in the project's database (modules/oauth/oauth-adapter.ts).
 import { createHmac, generateKeyPairSync } from 'node:crypto';
-import Provider, { errors, interactionPolicy, type OidcContext } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type OidcClient, type OidcContext } from 'oidc-provider';
 import type { ServiceContext } from '../../context.ts';
 import type { Db } from '../../db/database.ts';
 import { getOrCreateSecret } from '../../modules/system/settings.repository.ts';
 import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../../modules/oauth/metadata-fetch.ts';
 import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
 import { escapeHtml } from '../../modules/rendering/html-escape.ts';
+import { redirectKind } from '../../modules/oauth/redirect-uris.ts';
+import { authorizationScope } from '../../modules/oauth/authorization-scopes.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { PAGE_SECURITY_HEADERS } from '../page-security.ts';
 import { OAUTH_PREFIX } from './authorization-server.ts';
@@ -52,25 +54,35 @@ function cookieKey(ctx: ServiceContext): string {
 }
 
 const REDIRECT_POLICY = 'flashdeck_redirect_policy';
+const SECRET_METHODS: ReadonlySet<string> = new Set(['client_secret_basic', 'client_secret_post']);
 
-function isLoopback(uri: string): boolean {
-  const url = URL.parse(uri);
-  return url !== null && url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === '[::1]');
+/** A client identified by the https URL of its metadata document (registered ones get random ids). */
+function isMetadataDocumentClient(metadata: Record<string, unknown>): boolean {
+  return typeof metadata.client_id === 'string' && metadata.client_id.startsWith('https://');
 }
 
 /**
- * Redirect URIs match exactly and are https, except loopback ones (`http://127.0.0.1`,
- * `http://[::1]`), whose port may vary (RFC 8252 7.3): oidc-provider allows that for native
- * clients, so a client with a loopback redirect is one.
+ * DECISIONS' redirect rule (modules/oauth/redirect-uris.ts), run on every registration and client
+ * ID metadata document. A client with a loopback or private-use redirect is a native one (RFC
+ * 8252): oidc-provider then lets a loopback redirect's port vary and takes the app's own scheme.
+ * Registration follows RFC 7591: the default method is client_secret_basic (with a secret), which a
+ * metadata document cannot use (it holds no secret), so a document that names none is a public
+ * client.
  */
-function applyRedirectPolicy(metadata: Record<string, unknown>): void {
+function applyClientPolicy(metadata: Record<string, unknown>): void {
   const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris as unknown[] : [];
+  let native = false;
   for (const uri of uris) {
-    if (typeof uri !== 'string' || (!uri.startsWith('https://') && !isLoopback(uri))) {
-      throw new errors.InvalidClientMetadata('redirect_uris must be https, or http on 127.0.0.1 or [::1]');
-    }
+    const kind = redirectKind(uri);
+    // oidc-provider answers a description that starts with "redirect_uris" as invalid_redirect_uri.
+    if ('refused' in kind) throw new errors.InvalidClientMetadata(`redirect_uris: ${kind.refused}`);
+    if (kind.kind !== 'https') native = true;
   }
-  if (uris.some((uri) => typeof uri === 'string' && isLoopback(uri))) metadata.application_type = 'native';
+  if (native) metadata.application_type = 'native';
+  // oidc-provider refuses a document that names a secret method, so one seen here is the default.
+  if (isMetadataDocumentClient(metadata) && SECRET_METHODS.has(String(metadata.token_endpoint_auth_method))) {
+    metadata.token_endpoint_auth_method = 'none';
+  }
 }
 
 /** An error shown to the browser (not to a client): plain, escaped, no script, no third party, the pages' headers. */
@@ -98,6 +110,13 @@ function assertRefreshTarget(c: OidcContext, defaultResource: string | undefined
   if (typeof resolved !== 'string' || !token.resourceIndicators.has(resolved)) throw new errors.InvalidTarget('this refresh token was not issued for that resource');
 }
 
+function revocationAllowed(_c: unknown, client: OidcClient & { clientAuthMethod: string }, token: { clientId: string }): boolean {
+  if (token.clientId === client.clientId) return true;
+  // A public client learns nothing (200, nothing revoked); an authenticated one is told.
+  if (client.clientAuthMethod === 'none') return false;
+  throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+}
+
 export function createProvider(ctx: ServiceContext, options: ProviderOptions): Provider {
   const [defaultResource] = options.resources;
   const policy = interactionPolicy.base();
@@ -109,7 +128,7 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
   ));
 
   const provider = new Provider(ctx.publicUrl, {
-    adapter: oauthAdapter(ctx.db),
+    adapter: oauthAdapter(ctx.db, ctx.clock),
     jwks: { keys: [options.signingKey] },
     routes: {
       authorization: `${OAUTH_PREFIX}/authorize`,
@@ -132,7 +151,7 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     grantTypes: ['authorization_code', 'refresh_token'],
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     clientDefaults: {
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256',
+      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256',
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     pkce: { required: () => true },
@@ -144,7 +163,9 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      // RFC 7009 2.1: a client revokes only what was issued to it (oidc-provider's default rule,
+      // written out so that it does not log a notice asking for one at every revocation).
+      revocation: { enabled: true, allowedPolicy: revocationAllowed },
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
@@ -165,12 +186,13 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
       // with the whole metadata, to apply DECISIONS' redirect rule.
       properties: [REDIRECT_POLICY],
       validator: (_c: unknown, key: string, _value: unknown, metadata: Record<string, unknown>) => {
-        if (key === REDIRECT_POLICY) applyRedirectPolicy(metadata);
+        if (key === REDIRECT_POLICY) applyClientPolicy(metadata);
       },
     },
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,
+      IdToken: 3600,
       RefreshToken: REFRESH_TOKEN_TTL_S,
       Grant: REFRESH_TOKEN_TTL_S,
       Interaction: 3600,
@@ -196,14 +218,24 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     renderError,
   });
   provider.proxy = options.trustProxy;
-  // RFC 6749 3.3: an authorization request that names no scope gets the pre-defined default, every
-  // OAuth scope, which the consent page shows and the person may narrow (without it, an Allow
-  // would grant nothing and end in access_denied).
+  // DECISIONS: unknown scope values are dropped, and a request left with no OAuth scope gets the
+  // default (RFC 6749 3.3), which the consent page shows and the person may narrow. Without it,
+  // `scope=profile` would show consent for nothing the app could be given and end in access_denied.
   provider.use(async (c, next) => {
-    if (c.method === 'GET' && c.path === `${OAUTH_PREFIX}/authorize` && (c.query.scope === undefined || c.query.scope === '')) {
-      c.query = { ...c.query, scope: OAUTH_SCOPES.join(' ') };
+    if (c.method === 'GET' && c.path === `${OAUTH_PREFIX}/authorize` && !Array.isArray(c.query.scope)) {
+      c.query = { ...c.query, scope: authorizationScope(c.query.scope, await registeredScope(provider, c.query.client_id)) };
     }
     await next();
   });
   return provider;
+}
+
+/** The scope a client registered, if any (oidc-provider answers for an unknown client itself). */
+async function registeredScope(provider: Provider, clientId: unknown): Promise<string | undefined> {
+  if (typeof clientId !== 'string' || clientId === '') return undefined;
+  try {
+    return (await provider.Client.find(clientId))?.scope;
+  } catch {
+    return undefined;
+  }
 }

@@ -59,13 +59,16 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
   const { authorizationServer } = deps;
   if (authorizationServer !== undefined) {
     // RFC 8414 metadata is oidc-provider's discovery document (same issuer, endpoints, methods),
-    // asked under the name it answers to.
-    app.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, async (request, reply) => {
-      const handler = await authorizationServer();
-      void reply.hijack();
-      request.raw.url = '/.well-known/openid-configuration';
-      handler(request.raw, reply.raw);
-    });
+    // served under both names: OpenID Connect clients (openid-client's default discovery) ask for
+    // openid-configuration, OAuth clients for oauth-authorization-server.
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      app.get(path, { schema: { hide: true } }, async (request, reply) => {
+        const handler = await authorizationServer();
+        void reply.hijack();
+        request.raw.url = '/.well-known/openid-configuration';
+        handler(request.raw, reply.raw);
+      });
+    }
   }
 }
 

@@ -5,8 +5,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { InteractionDetails } from 'oidc-provider';
-import { OAUTH_SCOPES, type OauthScope } from '../../../modules/identity/scopes.ts';
-import { disconnectApp, isOauthScope, listAppActivity, listGrantedApps, recordConsent, SCOPE_WORDS } from '../../../modules/oauth/oauth.service.ts';
+import { knownScopes, isOauthScope, type AuthorizationScope } from '../../../modules/oauth/authorization-scopes.ts';
+import { disconnectApp, listAppActivity, listGrantedApps, recordConsent, SCOPE_WORDS } from '../../../modules/oauth/oauth.service.ts';
+import { redirectFormSource, redirectTarget } from '../../../modules/oauth/redirect-uris.ts';
 import { AppError } from '../../../errors.ts';
 import { field, fields, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { cspDirectives, cspHeader } from '../../page-security.ts';
@@ -23,20 +24,23 @@ function list(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** The scopes a client asked for (all four when it named none the service knows). */
-function requestedScopes(details: InteractionDetails): OauthScope[] {
-  const asked = list(details.params.scope).filter(isOauthScope);
-  return asked.length === 0 ? [...OAUTH_SCOPES] : OAUTH_SCOPES.filter((s) => asked.includes(s));
+/**
+ * The scopes the request asks for: the provider has already dropped unknown ones and put the
+ * default in place of none (authorization-scopes.ts), so this only reads them.
+ */
+function requestedScopes(details: InteractionDetails): AuthorizationScope[] {
+  return knownScopes(typeof details.params.scope === 'string' ? details.params.scope : undefined);
 }
 
 /**
- * The page's CSP, with the client's redirect origin added to form-action: browsers apply
- * form-action to every redirect that follows the Allow/Deny post, the last of which goes there.
+ * The page's CSP, with the client's redirect added to form-action (its origin, or a native app's
+ * scheme): browsers apply form-action to every redirect that follows the Allow/Deny post, the last
+ * of which goes there.
  */
 function consentCsp(redirectUri: string): string {
   const directives = cspDirectives();
-  const origin = URL.parse(redirectUri)?.origin;
-  if (origin !== undefined && origin !== 'null') directives['form-action'] = ["'self'", origin];
+  const source = redirectFormSource(redirectUri);
+  if (source !== null) directives['form-action'] = ["'self'", source];
   return cspHeader(directives);
 }
 
@@ -68,7 +72,7 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
       title: `Allow ${clientName} to use your Flashdeck account?`,
       clientName,
       clientId: client.clientId,
-      redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+      redirectHost: redirectTarget(redirectUri),
       uid: details.uid,
       scopes: requestedScopes(details).map((s) => ({ scope: s, words: SCOPE_WORDS[s], id: `scope-${s.replace(/\W/g, '-')}` })),
     });
@@ -81,27 +85,29 @@ export function oauthPages(scope: FastifyInstance, { ctx, oauth }: WebDeps): voi
     const requested = requestedScopes(details);
     // The person may narrow the scopes, never widen them.
     const chosen = requested.filter((s) => fields(request.body, 'scopes').includes(s));
+    const chosenOauth = chosen.filter(isOauthScope);
     let result: Record<string, unknown>;
-    if (field(request.body, 'decision') !== 'allow' || chosen.length === 0) {
+    if (field(request.body, 'decision') !== 'allow' || chosenOauth.length === 0) {
       result = { error: 'access_denied', error_description: 'The person denied the app access' };
     } else {
       const client = await provider.Client.find(clientId);
       const grant = new provider.Grant({ accountId: viewer.userId, clientId });
-      // The scopes are both the provider's own (it lists them in its metadata) and each resource's.
-      // What the person unticked (or the service does not grant) is recorded as refused, so the
-      // provider issues the narrower set instead of asking again.
+      // The scopes are both the provider's own (it lists them in its metadata; `openid` makes it
+      // issue an ID token) and each resource's (the access token's). What the person unticked is
+      // recorded as refused, so the provider issues the narrower set instead of asking again.
       grant.addOIDCScope(chosen.join(' '));
-      const refused = list(details.params.scope).filter((s) => !(chosen as string[]).includes(s)).join(' ');
-      if (refused !== '') grant.rejectOIDCScope(refused);
+      const refused = requested.filter((s) => !chosen.includes(s));
+      if (refused.length > 0) grant.rejectOIDCScope(refused.join(' '));
+      const refusedOauth = refused.filter(isOauthScope).join(' ');
       const resources = list(details.params.resource);
       for (const resource of resources.length === 0 ? [`${ctx.publicUrl}/api/v1`] : resources) {
-        grant.addResourceScope(resource, chosen.join(' '));
-        if (refused !== '') grant.rejectResourceScope(resource, refused);
+        grant.addResourceScope(resource, chosenOauth.join(' '));
+        if (refusedOauth !== '') grant.rejectResourceScope(resource, refusedOauth);
       }
       const grantId = await grant.save();
       const redirectUri = String(details.params.redirect_uri);
       await recordConsent(ctx, viewer, {
-        grantId, clientId, clientName: client?.clientName ?? clientId, redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+        grantId, clientId, clientName: client?.clientName ?? clientId, redirectHost: redirectTarget(redirectUri),
       });
       result = { login: { accountId: viewer.userId, remember: false }, consent: { grantId } };
     }
