@@ -7,13 +7,16 @@ import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import type { Browser } from 'playwright-core';
 import {
-  authorizationUrl, consentInBrowser, INSECURE, loopbackApp, signedUpUser, startOauthServer,
+  authorizationUrl, consentInBrowser, FormBrowser, INSECURE, loopbackApp, signedUpUser, startAuthorization, startOauthServer,
 } from '../../helpers/oauth.ts';
 import { browserSkipReason, launchChromium } from '../../helpers/browser.ts';
 import type { TestServer } from '../../helpers/server.ts';
 
 const CLIENT_ID = 'https://agent.example/oauth/client.json';
 const PRIVATE_CLIENT_ID = 'https://intranet.example/client.json';
+/** A desktop agent's document: a loopback redirect by name, and no token_endpoint_auth_method. */
+const LOOPBACK_CLIENT_ID = 'https://agent.example/oauth/desktop.json';
+const SCRIPT_CLIENT_ID = 'https://agent.example/oauth/script.json';
 
 describe('a client ID metadata document', { skip: browserSkipReason() }, () => {
   let server: TestServer;
@@ -26,13 +29,19 @@ describe('a client ID metadata document', { skip: browserSkipReason() }, () => {
       client_id: CLIENT_ID, client_name: 'Remote agent', redirect_uris: ['http://127.0.0.1/callback'],
       token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
     });
+    const documents: Record<string, string> = {
+      [CLIENT_ID]: document,
+      [LOOPBACK_CLIENT_ID]: JSON.stringify({ client_id: LOOPBACK_CLIENT_ID, client_name: 'Desktop agent', redirect_uris: ['http://localhost:3334/oauth/callback'] }),
+      [SCRIPT_CLIENT_ID]: JSON.stringify({ client_id: SCRIPT_CLIENT_ID, redirect_uris: ['javascript:alert(1)//'], token_endpoint_auth_method: 'none' }),
+    };
     server = await startOauthServer({}, {
       oauthFetch: {
         resolve: async (host) => (host === 'intranet.example' ? ['10.0.0.7'] : ['93.184.216.34']),
         fetch: async (url) => {
           fetched.push(url);
-          return url === CLIENT_ID
-            ? new Response(document, { headers: { 'content-type': 'application/json', 'cache-control': 'max-age=600' } })
+          const found = documents[url];
+          return found !== undefined
+            ? new Response(found, { headers: { 'content-type': 'application/json', 'cache-control': 'max-age=600' } })
             : new Response('{}', { status: 404 });
         },
       },
@@ -82,5 +91,25 @@ describe('a client ID metadata document', { skip: browserSkipReason() }, () => {
     assert.equal(response.status, 400);
     assert.equal(response.headers.get('location'), null);
     assert.ok(!fetched.includes(PRIVATE_CLIENT_ID));
+  });
+
+  test('should take a document with a loopback redirect by name, on any port, and no method as a public client', async () => {
+    const person = await signedUpUser(server);
+    const config = await client.discovery(new URL(server.url), LOOPBACK_CLIENT_ID, { token_endpoint_auth_method: 'none' }, client.None(), INSECURE);
+    const resource = `${server.url}/api/v1`;
+    const redirect = `http://localhost:${app.port}/oauth/callback`;
+    const auth = await authorizationUrl(config, { redirect_uri: redirect, scope: 'decks:read', resource });
+    const callback = await new FormBrowser(server.url).authorize(auth.url, person.email, 'allow');
+    assert.equal(`${callback.origin}${callback.pathname}`, redirect);
+    // No secret: the code is exchanged as a public client.
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
+    assert.equal((await server.api('GET', '/whoami', { token: tokens.access_token })).body.token.name, 'Desktop agent');
+  });
+
+  test('should refuse a document whose redirect is a script', async () => {
+    const response = await startAuthorization(server, { client_id: SCRIPT_CLIENT_ID, redirect_uri: 'javascript:alert(1)//', scope: 'decks:read' });
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get('location'), null);
+    assert.ok(fetched.includes(SCRIPT_CLIENT_ID));
   });
 });
