@@ -195,7 +195,7 @@ function ourFunction(sample: PerfSample, mainThread: string): string | null {
 /** The innermost function of the MCP SDK on the stack, with all it calls (zod, undici, GC, kernel). */
 function sdkFunction(sample: PerfSample, mainThread: string): string | null {
   if (sample.thread !== mainThread) return null;
-  const frame = sample.frames.find((f) => f.sym.startsWith('JS:') && f.sym.includes('/node_modules/@modelcontextprotocol/sdk/'));
+  const frame = sample.frames.find((f) => f.sym.startsWith('JS:') && f.sym.includes('/node_modules/@modelcontextprotocol/'));
   if (frame === undefined) return null;
   const rest = frame.sym.replace(/^JS:[*^+~]?'?/, '');
   const space = rest.lastIndexOf(' ');

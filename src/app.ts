@@ -139,7 +139,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     prefix: OAUTH_PREFIX, server: oauth, policy,
     registrationLimits: { perMinute: config.oauthRegistrationsPerMinute, perDay: config.oauthRegistrationsPerDay },
   });
-  await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes });
+  await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes, allowedOrigins: config.mcpAllowedOrigins });
   // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
   await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });
   await app.register(systemPlugin, {

@@ -26,6 +26,8 @@ export interface Config {
   readonly oauthRegistrationsPerDay: number;
   /** Connection timeouts (docs/deployment.md): all in milliseconds. */
   readonly timeouts: Timeouts;
+  /** MCP_ALLOWED_ORIGINS: browser origins besides PUBLIC_URL's that may call /mcp (DECISIONS "MCP"). */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 export interface Timeouts {
@@ -67,6 +69,24 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
   return raw;
+}
+
+/** A comma-separated list of origins (`https://app.example.com`), each normalised as URL.origin. */
+function origins(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((item) => item.trim()).filter((item) => item !== '').map((item) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(item);
+    } catch {
+      throw new ConfigError(`${name} must be comma-separated origins like https://app.example.com, got "${item}"`);
+    }
+    if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== item.replace(/\/$/, '')) {
+      throw new ConfigError(`${name} must be comma-separated origins like https://app.example.com (scheme, host and port only), got "${item}"`);
+    }
+    return parsed.origin;
+  });
 }
 
 function oneOf(env: Env, name: string, fallback: string, allowed: string[]): string {
@@ -111,9 +131,10 @@ export function loadConfig(env: Env = process.env): Config {
   const signInAttemptsPerMinute = integer(env, 'SIGNIN_ATTEMPTS_PER_MINUTE', 10, 1, 1_000_000);
   const oauthRegistrationsPerMinute = integer(env, 'OAUTH_REGISTRATIONS_PER_MINUTE', 10, 1, 1_000_000);
   const oauthRegistrationsPerDay = integer(env, 'OAUTH_REGISTRATIONS_PER_DAY', 50, 1, 1_000_000_000);
+  const mcpAllowedOrigins = Object.freeze(origins(env, 'MCP_ALLOWED_ORIGINS'));
   return Object.freeze({
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
     deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
-    oauthRegistrationsPerMinute, oauthRegistrationsPerDay, timeouts,
+    oauthRegistrationsPerMinute, oauthRegistrationsPerDay, timeouts, mcpAllowedOrigins,
   });
 }

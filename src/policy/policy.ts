@@ -35,12 +35,17 @@ export interface ProtectedResource {
   readonly invalidToken: string;
 }
 
-export function protectedResource(resource: string, metadataUrl: string): ProtectedResource {
+/**
+ * `scopes`: what a client should ask for, named in the 401's `scope` (the MCP endpoint names the
+ * default OAuth scopes, so an MCP client asks for them; RFC 6750 section 3).
+ */
+export function protectedResource(resource: string, metadataUrl: string, scopes: readonly string[] = []): ProtectedResource {
+  const scope = scopes.length === 0 ? '' : `scope="${scopes.join(' ')}", `;
   return {
     resource,
     metadataUrl,
-    missingToken: challenge(metadataUrl, ''),
-    invalidToken: challenge(metadataUrl, 'error="invalid_token", '),
+    missingToken: challenge(metadataUrl, scope),
+    invalidToken: challenge(metadataUrl, `error="invalid_token", ${scope}`),
   };
 }
 

@@ -1,5 +1,7 @@
 // HTTP helpers shared by the surfaces and the API's route modules. Depends on no feature module.
 import type { IncomingMessage } from 'node:http';
+import { constants } from 'node:zlib';
+import type { FastifyCompressOptions } from '@fastify/compress';
 import type {
   FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
 } from 'fastify';
@@ -30,6 +32,19 @@ export interface ApiDeps {
 export type RouteModule = (app: Api, deps: ApiDeps) => void;
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * How the API and the MCP endpoint compress their responses (@fastify/compress): per
+ * Accept-Encoding, brotli at a fast level, gzip or deflate, bodies of 1 KiB and more; request
+ * bodies are taken as sent (the body limit stays a limit on what is parsed).
+ */
+export const RESPONSE_COMPRESSION: FastifyCompressOptions = {
+  global: true,
+  globalDecompression: false,
+  encodings: ['br', 'gzip', 'deflate'],
+  brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
+  threshold: 1024,
+};
 
 /** Picks JSON or markdown by the Accept header's q-values; JSON wins ties and absent headers. */
 export function prefersMarkdown(accept: string | undefined): boolean {

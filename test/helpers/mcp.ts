@@ -1,9 +1,13 @@
-// MCP clients for the tests: the SDK's own Client over its Streamable HTTP transport, against a
-// real server on a real port; every tool result is checked against the API operation the tool
-// stands for, as the served OpenAPI document describes it (so the two surfaces cannot drift).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// MCP clients for the tests: the official TypeScript clients (the 1.x SDK's and the 2.x
+// @modelcontextprotocol/client, legacy, negotiating or pinned to 2026-07-28) over their Streamable
+// HTTP transports, against a real server on a real port; every tool result is checked against the
+// API operation the tool stands for, as the served OpenAPI document describes it (so the two
+// surfaces cannot drift): a success's structuredContent against the operation's 2xx responses, an
+// error's text (the API's envelope as JSON) against its error responses.
+import assert from 'node:assert/strict';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
@@ -28,7 +32,31 @@ export const TOOL_OPERATIONS: Record<string, [string, string]> = {
   complete_review: ['post', '/reviews/{sessionId}/complete'],
 };
 
+/** What a tool result has, as both clients return it. */
+export interface ToolResult {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A tool result with the API body it carries: structuredContent, or the error envelope of its text. */
+export type CheckedResult = ToolResult & { body: any };
+
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+
+/** The API body of a tool result, checked for the shape DECISIONS gives results and errors. */
+export function bodyOf(tool: string, result: ToolResult): any {
+  const [first, ...rest] = result.content;
+  if (result.isError === true) {
+    assert.equal(result.structuredContent, undefined, `${tool}: an error result carries no structuredContent`);
+    assert.equal(rest.length, 0, `${tool}: an error result's one content is the envelope`);
+    assert.equal(first?.type, 'text', `${tool}: an error result's content is text`);
+    return JSON.parse(first.text ?? '');
+  }
+  assert.equal(first?.type, 'text', `${tool}: a result has its one-line text`);
+  assert.ok(result.structuredContent !== undefined, `${tool}: a result has structuredContent`);
+  return result.structuredContent;
+}
 
 /** Validates tool results against their operation's documented responses; counts what it checked. */
 export class ToolResultChecker {
@@ -43,9 +71,10 @@ export class ToolResultChecker {
     this.#document = inlineSchemaRefs(document) as never;
   }
 
-  check(tool: string, result: CallToolResult): void {
+  check(tool: string, result: ToolResult): CheckedResult {
     const [method, path] = TOOL_OPERATIONS[tool] ?? [];
     if (method === undefined || path === undefined) throw new Error(`no API operation for tool ${tool}`);
+    const body = bodyOf(tool, result);
     const key = `${tool}:${result.isError === true}`;
     let validate = this.#compiled.get(key);
     if (validate === undefined) {
@@ -58,33 +87,70 @@ export class ToolResultChecker {
       validate = this.#ajv.compile({ anyOf: schemas });
       this.#compiled.set(key, validate);
     }
-    if (!validate(result.structuredContent)) {
-      throw new Error(`${tool}: structuredContent does not match ${method.toUpperCase()} ${path}: ${this.#ajv.errorsText(validate.errors)}\n${JSON.stringify(result.structuredContent).slice(0, 400)}`);
+    if (!validate(body)) {
+      throw new Error(`${tool}: the result does not match ${method.toUpperCase()} ${path}: ${this.#ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 400)}`);
     }
     (result.isError === true ? this.failed : this.succeeded).add(tool);
+    return { ...result, body };
   }
 }
 
-export interface McpSession {
-  client: Client;
-  /** Calls a tool, checks its result against its API operation, and returns it. */
-  call(tool: string, args?: Record<string, unknown>): Promise<CallToolResult & { structuredContent: any }>;
+/** Which official client: the 1.x SDK's, or 2.x's in its default (2025) mode, negotiating, or pinned. */
+export type McpClientKind = 'v1' | 'v2' | 'v2-auto' | 'v2-2026-07-28';
+
+/** The calls the suites make, as both client lines spell them. */
+export interface McpClient {
+  listTools(): Promise<{ tools: any[] }>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+  listResources(): Promise<{ resources: any[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: any[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: any[] }>;
+  listPrompts(): Promise<{ prompts: any[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<{ messages: any[] }>;
+  getServerVersion(): { name: string } | undefined;
+  getServerCapabilities(): Record<string, unknown> | undefined;
+  getInstructions(): string | undefined;
   close(): Promise<void>;
 }
 
-export async function connectMcp(server: TestServer, token: string, checker?: ToolResultChecker, headers: Record<string, string> = {}): Promise<McpSession> {
-  const client = new Client({ name: 'flashdeck-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}`, 'user-agent': 'mcp-test/1.0', ...headers } },
-  });
-  await client.connect(transport);
+export interface McpSession {
+  client: McpClient;
+  /** The protocol revision the client negotiated. */
+  protocolVersion: string | undefined;
+  /** Calls a tool, checks its result against its API operation, and returns it with its API body. */
+  call(tool: string, args?: Record<string, unknown>): Promise<CheckedResult>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  checker?: ToolResultChecker;
+  headers?: Record<string, string>;
+  client?: McpClientKind;
+}
+
+function connectClient(kind: McpClientKind, url: URL, headers: Record<string, string>): { client: McpClient; connect: () => Promise<void>; version: () => string | undefined } {
+  const info = { name: 'flashdeck-test', version: '1.0.0' };
+  if (kind === 'v1') {
+    const client = new ClientV1(info);
+    const transport = new TransportV1(url, { requestInit: { headers } });
+    return { client, connect: () => client.connect(transport), version: () => transport.protocolVersion };
+  }
+  const mode: VersionNegotiationMode = kind === 'v2' ? 'legacy' : kind === 'v2-auto' ? 'auto' : { pin: '2026-07-28' };
+  const client = new ClientV2(info, { versionNegotiation: { mode } });
+  const transport = new TransportV2(url, { requestInit: { headers } });
+  return { client, connect: () => client.connect(transport), version: () => client.getNegotiatedProtocolVersion() ?? transport.protocolVersion };
+}
+
+export async function connectMcp(server: TestServer, token: string, options: ConnectOptions = {}): Promise<McpSession> {
+  const headers = { authorization: `Bearer ${token}`, 'user-agent': 'mcp-test/1.0', ...options.headers };
+  const { client, connect, version } = connectClient(options.client ?? 'v1', new URL(`${server.url}/mcp`), headers);
+  await connect();
   return {
     client,
+    protocolVersion: version(),
     async call(tool, args = {}) {
-      const result = await client.callTool({ name: tool, arguments: args }) as CallToolResult;
-      if (!Array.isArray(result.content) || result.content[0]?.type !== 'text') throw new Error(`${tool}: no text summary`);
-      checker?.check(tool, result);
-      return result as CallToolResult & { structuredContent: any };
+      const result = await client.callTool({ name: tool, arguments: args }) as ToolResult;
+      return options.checker === undefined ? { ...result, body: bodyOf(tool, result) } : options.checker.check(tool, result);
     },
     close: () => client.close(),
   };

@@ -2,11 +2,10 @@
 // `Cache-Control: no-store` unless a route says otherwise (every answer is private data), weak
 // ETags once a body is compressed (the bytes differ from the identity ones, as nginx does), and
 // 405 METHOD_NOT_ALLOWED with `Allow` for a path that exists under other methods.
-import { constants } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from '../../errors.ts';
-import { addRouteHook, JSON_TYPE, type Api } from '../http.ts';
+import { addRouteHook, JSON_TYPE, RESPONSE_COMPRESSION, type Api } from '../http.ts';
 import { jsonNotFound } from '../errors.ts';
 
 interface RoutePattern {
@@ -15,14 +14,7 @@ interface RoutePattern {
 }
 
 export async function registerHttpSemantics(api: Api): Promise<void> {
-  await api.register(compress, {
-    global: true,
-    // Request bodies are taken as sent: the body limit stays a limit on what is parsed.
-    globalDecompression: false,
-    encodings: ['br', 'gzip', 'deflate'],
-    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
-    threshold: 1024,
-  });
+  await api.register(compress, RESPONSE_COMPRESSION);
   // Route-level and registered after compress, so this runs once the body is compressed.
   api.addHook('onRoute', (route) => {
     addRouteHook(route as never, 'onSend', weakenCompressedEtag);

@@ -1,6 +1,8 @@
 // The tools' descriptions, written for a model: what the tool does, the limits and formats that
 // matter, the spec's soft authoring targets. buildTools (tools.ts) adds the scope and, from the API
-// route's documented error responses, each error code with what to do about it (advice.ts).
+// route's documented error responses, its error codes; the instructions say what to do about each
+// (advice.ts). Every word is in tools/list, which stays under 64 KB (DECISIONS "MCP").
+import { adviceParagraph } from './advice.ts';
 
 const CARD_RULES = [
   'A card: front and back (strings, max 4000 characters each; at least one non-empty), optional oneSided, frontMedia/backMedia ({imageUrl: https:// URL or root-relative /path, imageAlt}), extras (cardType basic|formula|definition|name-formula|code-behavior|comparison|procedure|explanation|pitfall; frontType/backType text|markdown|html|latex; subject max 60, topic max 80, info max 1000, prompt max 200, tags max 10 x 30, difficulty easy|medium|hard).',
@@ -24,9 +26,12 @@ export const IMPORT_DECK = [
   'Pass an idempotencyKey (8 to 128 characters, e.g. a UUID) with every create, and reuse the same key when you retry after an error or a timeout: the retry returns the first result instead of creating a second deck. mode "update" keeps the id and review history of every card whose content is unchanged; repeating it changes nothing. Pass the deck\'s version as ifMatch to refuse the update if the deck changed. warnings in the result name non-fatal problems (with cardIndex): consider fixing those cards with update_card.',
 ].join('\n\n');
 
+/** For the tools that take cards besides import_deck, whose description has the rules. */
+const CARD_RULES_REF = 'Cards take the fields and follow the rules given under import_deck.';
+
 export const APPEND_CARDS = [
   'Append 1 to 250 cards at the end of one of the user\'s decks; existing cards are never changed. The deck may hold at most 250 cards in all.',
-  CARD_RULES,
+  CARD_RULES_REF,
   'idempotencyKey is required (8 to 128 characters, e.g. a UUID): make a new one for each new append, and reuse the same key when you retry this append after an error or a timeout; the retry then returns the first result and never adds the cards twice. Keys are kept 24 hours. ifMatch (optional): the deck version you read.',
 ].join('\n\n');
 
@@ -34,7 +39,7 @@ export const UPDATE_DECK = 'Change a deck\'s metadata: any of title (1-200), des
 
 export const UPDATE_CARD = [
   'Change one card of a deck: give deckId, cardId (from get_deck) and at least one of front, back, oneSided, frontMedia, backMedia, extras. Fields not given keep their values; extras, when given, replaces the whole extras object. Pass the deck version as ifMatch to avoid overwriting a concurrent change. Returns the updated card.',
-  CARD_RULES,
+  CARD_RULES_REF,
 ].join('\n\n');
 
 export const START_REVIEW = 'Start a review session for one of the user\'s decks. resume true returns the deck\'s active session if there is one (same queue, answers kept), else starts one; without resume a new session starts and an active one of that deck is abandoned, so pass resume true unless the user asks to start over. The result\'s cards is the queue of card ids: cards due now, then new cards, in deck order; it may be empty (nothing due). Then show each card\'s front, let the user answer, and record the rating with answer_card; finish with complete_review.';
@@ -48,6 +53,7 @@ export const COMPLETE_REVIEW = 'Complete a review session and get its statistics
 /** The server's instructions (initialize result): what every tool shares. */
 export const INSTRUCTIONS = [
   'Flashdeck holds the user\'s flashcard decks (up to 250 cards each) and their review sessions. Read flashdeck://guides/content-rules and flashdeck://guides/deck-markdown before writing cards.',
-  'Every tool result carries structuredContent (the same JSON as the Flashdeck HTTP API returns) and a one-line text. A failed call is a result with isError true whose structuredContent is {"error": {"code", "message", "details"}}: branch on code. Any tool may return RATE_LIMITED (each token has a number of calls per minute and per day, 60 and 2000 unless the operator set others; wait the seconds the text gives, then retry), INTERNAL_ERROR (retry once after a short pause) or SERVICE_UNAVAILABLE (retry after the seconds given).',
+  'A successful tool result carries structuredContent (the same JSON as the Flashdeck HTTP API returns) and a one-line text. A failed call is a result with isError true whose text is the API\'s error as JSON, {"error": {"code", "message", "details"}}: branch on code. Any tool may return RATE_LIMITED (each token has a number of calls per minute and per day, 60 and 2000 unless the operator set others; details.window names the window that is spent: wait for the next one, then retry), INTERNAL_ERROR (retry once after a short pause) or SERVICE_UNAVAILABLE (retry after a few seconds).',
   'Writes that create things (import_deck, append_cards) take an idempotencyKey: reuse it when retrying so nothing is created twice. Writes to a deck take ifMatch (the deck version you read) to refuse overwriting a concurrent change.',
+  adviceParagraph(),
 ].join('\n\n');

@@ -1,7 +1,7 @@
 // The MCP server's resources and prompt: the deck markdown format and the card content rules (the
 // documents in docs/, read once at start), and a prompt that turns a topic into a deck.
 import { readFile } from 'node:fs/promises';
-import type { GetPromptResult, Prompt, Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, Resource } from '@modelcontextprotocol/server';
 
 export interface Guide extends Resource {
   readonly text: string;
@@ -31,17 +31,31 @@ export async function loadGuides(): Promise<ReadonlyMap<string, Guide>> {
   return new Map(guides.map((g) => [g.uri, g]));
 }
 
-export const DECK_PROMPT: Prompt = {
+/** The prompt, with its arguments as a JSON Schema (prompt arguments are strings). */
+export const DECK_PROMPT = {
   name: 'deck_from_topic',
   title: 'Make a deck about a topic',
   description: 'Write a flashcard deck about a topic in deck markdown and import it.',
-  arguments: [
-    { name: 'topic', description: 'What the deck is about', required: true },
-    { name: 'cards', description: 'How many cards (1 to 250; default 20)', required: false },
-    { name: 'lang', description: 'Language code of the cards, e.g. en, fr, pt-BR (default en)', required: false },
-    { name: 'level', description: 'Who it is for, e.g. beginner, exam revision', required: false },
-  ],
-};
+  argsSchema: {
+    type: 'object',
+    properties: {
+      topic: { type: 'string', description: 'What the deck is about' },
+      cards: { type: 'string', description: 'How many cards (1 to 250; default 20)' },
+      lang: { type: 'string', description: 'Language code of the cards, e.g. en, fr, pt-BR (default en)' },
+      level: { type: 'string', description: 'Who it is for, e.g. beginner, exam revision' },
+    },
+    required: ['topic'],
+  },
+} as const;
+
+/** Why the prompt cannot be made from `args` (a required argument missing or blank), or null. */
+export function deckPromptRefusal(args: Partial<Record<string, unknown>>): string | null {
+  for (const name of DECK_PROMPT.argsSchema.required) {
+    const value = args[name];
+    if (typeof value !== 'string' || value.trim() === '') return `The ${name} argument is required`;
+  }
+  return null;
+}
 
 export function deckPrompt(args: Partial<Record<string, string>>, guides: ReadonlyMap<string, Guide>): GetPromptResult {
   const topic = (args.topic ?? '').trim();

@@ -1,15 +1,17 @@
-// The MCP server at {PUBLIC_URL}/mcp (DECISIONS "MCP"): Streamable HTTP, stateless, with the SDK's
-// own server and transport (no JSON-RPC of ours), as one encapsulated plugin owning its JSON
-// parsing (the API's body limit and hostile-key guard), its errors (JSON-RPC errors with the API's
-// envelope in `data`) and its 404. Each POST is authenticated once (401 names this resource's
-// metadata); each tool call then goes through the per-call policy (tool-calls.ts).
-import { randomBytes } from 'node:crypto';
-import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+// The MCP server at {PUBLIC_URL}/mcp (DECISIONS "MCP"): Streamable HTTP, stateless, as one
+// encapsulated plugin owning its JSON parsing (the API's body limit and hostile-key guard), its
+// errors (JSON-RPC errors with the API's envelope in `data`), its 404, Origin and CORS rules and its
+// compression. Each POST is authenticated once (401 names this resource's metadata and the default
+// scopes), a tool call an OAuth token lacks the scope for is refused with 403 (step-up), and the
+// rest is the SDK's (mcp-server.ts), each tool call going through the per-call policy (tool-calls.ts).
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import Negotiator from 'negotiator';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, envelope } from '../../errors.ts';
-import { soleHeader } from '../http.ts';
+import { RESPONSE_COMPRESSION, soleHeader } from '../http.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { protectedResource, type Policy } from '../../policy/policy.ts';
@@ -18,10 +20,9 @@ import { API_PLUGIN, type ApiRoute } from '../api/api.surface.ts';
 import { logFailure, toAppError } from '../errors.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
-import { Embeds } from './embeds.ts';
 import { loadGuides } from './guides.ts';
-import type { SdkHandler } from './sdk-server.ts';
-import type { CallContext } from './tool-calls.ts';
+import type { McpEndpoint } from './mcp-server.ts';
+import { stepUpRefusal, type CallContext } from './tool-calls.ts';
 import { buildTools } from './tools.ts';
 
 export const MCP_PREFIX = '/mcp';
@@ -36,7 +37,8 @@ const SERVER_ERROR = -32000;
 export function mcpResource(publicUrl: string) {
   const metadataPath = `/.well-known/oauth-protected-resource${MCP_PREFIX}`;
   return {
-    resource: protectedResource(`${publicUrl}${MCP_PREFIX}`, `${publicUrl}${metadataPath}`),
+    // Its 401 names the default scopes (DECISIONS "MCP"), which an MCP client then asks for.
+    resource: protectedResource(`${publicUrl}${MCP_PREFIX}`, `${publicUrl}${metadataPath}`, OAUTH_SCOPES),
     documentPaths: [metadataPath],
     document: {
       resource: `${publicUrl}${MCP_PREFIX}`,
@@ -56,14 +58,17 @@ export interface McpSurfaceOptions {
   policy: Policy;
   /** The API's routes by operationId: each tool's schemas and scope come from its route. */
   apiRoutes: ReadonlyMap<string, ApiRoute>;
+  /** Browser origins besides PUBLIC_URL's that may call the endpoint (MCP_ALLOWED_ORIGINS). */
+  allowedOrigins?: readonly string[];
 }
 
 /** A JSON-RPC error carrying the API's envelope, with the catalog status and headers. */
-function rpcError(reply: FastifyReply, error: AppError, status = error.status): FastifyReply {
+function rpcError(reply: FastifyReply, error: AppError, status = error.status, id: unknown = null): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   const code = status === 400 ? JSONRPC_PARSE_ERROR : SERVER_ERROR;
   return reply.code(status).type(JSON_TYPE).send(JSON.stringify({
-    jsonrpc: '2.0', id: null, error: { code, message: error.message, data: envelope(error.code, error.message, error.details) },
+    jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    error: { code, message: error.message, data: envelope(error.code, error.message, error.details) },
   }));
 }
 
@@ -73,30 +78,40 @@ function routeOf(body: unknown): string {
   return (body as { method?: unknown } | null)?.method === 'tools/call' && typeof name === 'string' ? `mcp:${name.slice(0, 100)}` : 'mcp';
 }
 
-export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, apiRoutes }) => {
+/** What the SDK's 2025 transport asks of Accept (both types), when the client takes JSON at all. */
+const SDK_ACCEPT = 'application/json, text/event-stream';
+const ACCEPTED = ['application/json'];
+
+/**
+ * The request as the SDK reads it: its Accept (DECISIONS: naming only `application/json` or `*\/*`
+ * gets JSON, which is what this server answers; the SDK's transport wants both types named), its
+ * content type and MCP headers, and a signal that aborts when the client goes away.
+ */
+function webRequest(url: string, request: FastifyRequest, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if ((name === 'content-type' || name.startsWith('mcp-')) && typeof value === 'string') headers.set(name, value);
+  }
+  const accept = request.headers.accept;
+  const json = new Negotiator({ headers: { accept } }).mediaType(ACCEPTED) !== undefined;
+  headers.set('accept', json ? SDK_ACCEPT : accept ?? '');
+  return new Request(url, { method: 'POST', headers, signal });
+}
+
+export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, apiRoutes, allowedOrigins = [] }) => {
   const { resource } = mcpResource(ctx.publicUrl);
+  const endpointUrl = `${ctx.publicUrl}${MCP_PREFIX}`;
   const tools = buildTools(apiRoutes);
   const guides = await loadGuides();
-  const toolList: ListToolsResult = {
-    tools: [...tools.values()].map((t) => ({
-      name: t.name, title: t.title, description: t.description, inputSchema: t.schemas.inputSchema,
-      outputSchema: t.schemas.outputSchema, annotations: { title: t.title, ...t.annotations },
-    })),
-  };
-  const resources = [...guides.values()].map(({ text: _text, ...meta }) => meta);
-  const allowedOrigin = new URL(ctx.publicUrl).origin;
-  // The SDK (its server, transport and zod schemas: about 7 MB of heap and 25 MB of RSS) is loaded
-  // by the first request, so an instance nobody calls over MCP never holds it (docs/performance.md).
-  // Once loaded, the handler is called without awaiting the load again (a turn of the event loop
-  // on every call).
-  let loaded: SdkHandler | null = null;
-  let loading: Promise<SdkHandler> | null = null;
-  const load = (): Promise<SdkHandler> => loading ??= import('./sdk-server.ts').then(
-    ({ sdkServer }) => loaded = sdkServer({ tools, toolList, guides, resources, endpoint: `${ctx.publicUrl}${MCP_PREFIX}` }),
+  const origins = new Set([new URL(ctx.publicUrl).origin, ...allowedOrigins]);
+  // The SDK (its servers, transports and zod schemas) is loaded by the first request, so an
+  // instance nobody calls over MCP never holds it (docs/performance.md).
+  let loaded: McpEndpoint | null = null;
+  let loading: Promise<McpEndpoint> | null = null;
+  const load = (): Promise<McpEndpoint> => loading ??= import('./mcp-server.ts').then(
+    ({ mcpEndpoint }) => loaded = mcpEndpoint({ tools, guides }),
     (error: unknown) => { loading = null; throw error; },
   );
-  // Deck reads and the tool list are sent as bytes serialised once (embeds.ts).
-  const nonce = randomBytes(18).toString('base64url');
 
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -112,11 +127,20 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     return rpcError(reply, appError);
   });
   scope.setNotFoundHandler((request, reply) => rpcError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
-  // DNS rebinding and cross-site calls: a browser page of another origin never reaches a tool.
+  // DNS rebinding and cross-site calls: a browser page of an origin not allowed never reaches a
+  // tool, and its preflight is refused the same way.
   scope.addHook('onRequest', (request, _reply, done) => {
     const origin = request.headers.origin;
-    done(origin !== undefined && origin !== allowedOrigin ? new AppError('FORBIDDEN', `Origin ${origin.slice(0, 200)} may not call this server`) : undefined);
+    done(origin !== undefined && !origins.has(origin) ? new AppError('FORBIDDEN', `Origin ${origin.slice(0, 200)} may not call this server`) : undefined);
   });
+  // Browser-based clients of the allowed origins (no cookies: bearer tokens only).
+  await scope.register(cors, {
+    origin: [...origins],
+    methods: ['POST', 'GET', 'DELETE'],
+    exposedHeaders: ['WWW-Authenticate', 'Mcp-Session-Id', 'MCP-Protocol-Version', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+    maxAge: 600,
+  });
+  await scope.register(compress, RESPONSE_COMPRESSION);
 
   async function authenticate(request: FastifyRequest): Promise<Principal> {
     // Awaited only when it is I/O (a token not cached): each await of a promise costs turns.
@@ -136,18 +160,22 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
 
   scope.post('/', async (request, reply) => {
     const principal = await authenticate(request);
-    const call: CallContext = { ctx, policy, resource, principal, request, rateLimit: null, embeds: new Embeds(nonce) };
-    const handle = loaded ?? await load();
-    const response = await handle(call, request);
+    const call: CallContext = { ctx, policy, resource, principal, request, rateLimit: null };
+    const stepUp = stepUpRefusal(call, request.body, tools);
+    if (stepUp !== null) return rpcError(reply, stepUp.error, stepUp.error.status, stepUp.id);
+
+    const endpoint = loaded ?? await load();
+    const gone = new AbortController();
+    reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort(); });
+    const answer = await endpoint(call, webRequest(endpointUrl, request, gone.signal), request.body);
 
     if (call.rateLimit !== null) reply.header('RateLimit-Policy', call.rateLimit.policy).header('RateLimit', call.rateLimit.state);
-    reply.code(response.status);
-    const type = response.headers.get('content-type');
-    if (type !== null) reply.type(type);
-    const allow = response.headers.get('allow');
-    if (allow !== null) reply.header('Allow', allow);
-    const text = await response.text();
-    return call.embeds.empty ? reply.send(text) : call.embeds.send(reply, text);
+    reply.code(answer.status);
+    for (const name of ['content-type', 'allow', 'cache-control']) {
+      const value = answer.headers.get(name);
+      if (value !== null) reply.header(name, value);
+    }
+    return reply.send(answer.body);
   });
 
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE).

@@ -2,19 +2,16 @@
 // bucket, shared with the API), require the route's scope, validate the arguments with the
 // route's schemas, run the service, record the call in the activity log as `mcp:<tool>`. The result
 // is the route's response body as structuredContent with a one-line text; an error is a result with
-// isError and the API's envelope.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// isError whose one text content is the API's error envelope as JSON (DECISIONS "MCP").
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, envelope, isAppError } from '../../errors.ts';
-import { deckSummaryOfBody } from '../../modules/decks/decks.mappers.ts';
-import type { DeckSummary } from '../../modules/decks/decks.schemas.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
+import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
 import { isBackendUnavailable, logFailure, serviceUnavailable } from '../errors.ts';
-import { ADVICE } from './advice.ts';
-import type { Embeds } from './embeds.ts';
 import { summarise } from './summaries.ts';
 import type { Tool } from './tools.ts';
 
@@ -23,32 +20,18 @@ export interface RateLimitHeaders {
   readonly state: string;
 }
 
-/** What every call of one HTTP request shares. */
+/** The caller of one HTTP request to /mcp: what every message and tool call of it shares. */
 export interface CallContext {
   readonly ctx: ServiceContext;
   readonly policy: Policy;
   readonly resource: ProtectedResource;
   readonly principal: Principal;
   readonly request: FastifyRequest;
-  /** Results sent as bytes serialised before the response (embeds.ts). */
-  readonly embeds: Embeds;
   /** The rate-limit headers of the last call's admission or refusal (429), for the HTTP response. */
   rateLimit: RateLimitHeaders | null;
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
-
-/** A deck body's summary fields, read once per body: bodies are rendered once per deck version and kept. */
-const summaries = new WeakMap<Buffer, DeckSummary>();
-
-function summaryOfBody(body: Buffer): DeckSummary {
-  let summary = summaries.get(body);
-  if (summary === undefined) {
-    summary = deckSummaryOfBody(body);
-    summaries.set(body, summary);
-  }
-  return summary;
-}
 
 function asAppError(error: unknown, request: FastifyRequest): AppError {
   const appError = isAppError(error) ? error : isBackendUnavailable(error) ? serviceUnavailable() : new AppError('INTERNAL_ERROR', 'Internal server error');
@@ -56,15 +39,24 @@ function asAppError(error: unknown, request: FastifyRequest): AppError {
   return appError;
 }
 
+/** An API error as a tool result: its envelope as JSON text, and nothing else (DECISIONS "MCP"). */
 function errorResult(error: AppError): CallToolResult {
-  const retryAfter = error.headers['Retry-After'] as string | undefined;
-  const wait = retryAfter === undefined ? '' : ` Retry after ${retryAfter} s.`;
-  const advice = ADVICE[error.code];
-  return {
-    content: [{ type: 'text', text: `${error.code}: ${error.message}.${wait}${advice === undefined ? '' : ` What to do: ${advice}.`}` }],
-    structuredContent: envelope(error.code, error.message, error.details) as unknown as Record<string, unknown>,
-    isError: true,
-  };
+  return { content: [{ type: 'text', text: JSON.stringify(envelope(error.code, error.message, error.details)) }], isError: true };
+}
+
+function record(call: CallContext, tool: string, status: number, deckId: string | null, started: number): void {
+  const { request } = call;
+  const userAgent = request.headers['user-agent'];
+  call.policy.record(call.principal, {
+    method: 'POST',
+    route: `mcp:${tool}`,
+    deckId,
+    status,
+    durationMs: Math.round(performance.now() - started),
+    address: request.ip,
+    userAgent: typeof userAgent === 'string' ? userAgent : null,
+    requestId: String(request.id),
+  });
 }
 
 export async function callTool(call: CallContext, tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -82,13 +74,9 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     const outcome = await tool.run({ ctx, policy, principal, values: admitted.values }, parsed, tool.route);
     status = outcome.status;
     if (outcome.deckId !== undefined) deckId = outcome.deckId;
-    const raw = Buffer.isBuffer(outcome.body);
-    // A deck read is sent as its rendered bytes; its summary line is read from their head.
-    const summaryOf = raw ? summaryOfBody(outcome.body) : outcome.body;
-    return {
-      content: [{ type: 'text', text: summarise(tool.name, summaryOf, outcome.replayed) }],
-      structuredContent: raw ? call.embeds.embed(outcome.body, true) : outcome.body as Record<string, unknown>,
-    };
+    // A deck read is the API's rendered bytes (kept per deck version): the same JSON as the API sends.
+    const body = (Buffer.isBuffer(outcome.body) ? JSON.parse(outcome.body.toString('utf8')) : outcome.body) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: summarise(tool.name, body, outcome.replayed) }], structuredContent: body };
   } catch (error) {
     const appError = asAppError(error, request);
     status = appError.status;
@@ -97,16 +85,42 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     if (typeof limitPolicy === 'string' && typeof limitState === 'string') call.rateLimit = { policy: limitPolicy, state: limitState };
     return errorResult(appError);
   } finally {
-    const userAgent = request.headers['user-agent'];
-    policy.record(principal, {
-      method: 'POST',
-      route: `mcp:${tool.name}`,
-      deckId,
-      status,
-      durationMs: Math.round(performance.now() - started),
-      address: request.ip,
-      userAgent: typeof userAgent === 'string' ? userAgent : null,
-      requestId: String(request.id),
-    });
+    record(call, tool.name, status, deckId, started);
   }
+}
+
+/** The `tools/call` requests among one POST's messages: each tool named, and its JSON-RPC id. */
+function toolCalls(body: unknown): { name: string; id: unknown; deckId: string | null }[] {
+  const calls: { name: string; id: unknown; deckId: string | null }[] = [];
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: { deckId?: unknown } } };
+    if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+    const deckId = params.arguments?.deckId;
+    calls.push({ name: params.name, id, deckId: typeof deckId === 'string' ? deckId.slice(0, 100) : null });
+  }
+  return calls;
+}
+
+/**
+ * Step-up (DECISIONS "MCP"): a tool call whose OAuth token lacks the tool's scope is refused
+ * before it is made, with the policy's 403 and its `insufficient_scope` challenge naming the scope,
+ * so the client can ask the person for more. A personal access token cannot step up: its call goes
+ * on and gets the tool error FORBIDDEN (as does an OAuth call needing a scope no grant carries). The refusal is recorded under the tool, as the API's 403 is;
+ * one refused call refuses the whole POST (a batch too), as the SDK's scope challenges do.
+ */
+export function stepUpRefusal(call: CallContext, body: unknown, tools: ReadonlyMap<string, Tool>): { error: AppError; id: unknown } | null {
+  if (call.principal.source !== 'oauth') return null;
+  for (const { name, id, deckId } of toolCalls(body)) {
+    const tool = tools.get(name);
+    // A scope no OAuth grant can carry cannot be stepped up to: the call's FORBIDDEN says so.
+    if (tool?.route.scope == null || !(OAUTH_SCOPES as readonly string[]).includes(tool.route.scope)) continue;
+    try {
+      call.policy.requireScope(call.principal, tool.route.scope, call.resource);
+    } catch (error) {
+      const refusal = asAppError(error, call.request);
+      record(call, tool.name, refusal.status, deckId, performance.now());
+      return { error: refusal, id };
+    }
+  }
+  return null;
 }

@@ -36,8 +36,9 @@ export interface ToolArguments {
 export interface ToolSchemas {
   /** What tools/list shows. */
   readonly inputSchema: JsonSchema & { type: 'object' };
+  /** The success body (tools/list). */
   readonly outputSchema: JsonSchema & { type: 'object' };
-  /** The route's own response schemas (2xx and error statuses), for tests. */
+  /** The route's own response schemas (2xx and error statuses): its error codes, for the description. */
   readonly responses: Readonly<Record<string, JsonSchema>>;
   /** Splits and validates a call's arguments; throws the API's catalog error for the same input. */
   readonly parse: (args: Record<string, unknown>) => ToolArguments;
@@ -72,12 +73,55 @@ function responseSchemas(route: ApiRoute): Record<string, JsonSchema> {
   return out;
 }
 
+/** Keywords whose values are maps of names to schemas: their keys are names, never keywords. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** `schema` without the keywords in `drop` (names in `properties` and the like are kept). */
+function withoutKeywords(schema: unknown, drop: (keyword: string) => boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => withoutKeywords(item, drop));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema) as [string, unknown][]) {
+    if (drop(key)) continue;
+    out[key] = SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutKeywords(sub, drop)]))
+      : withoutKeywords(value, drop);
+  }
+  return out;
+}
+
 /**
  * A schema as a client sees it: plain JSON (TypeBox's own marks are not enumerable), without our
- * validator-only keywords (`x-json-limits`, `x-deck-tags`: their limits are in the descriptions).
+ * validator-only keywords (`x-json-limits`, `x-deck-tags`: their limits are in the descriptions)
+ * and without `examples` (documentation for the OpenAPI reader; tools/list stays small).
  */
 export function publicSchema(schema: unknown): JsonSchema {
-  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key.startsWith('x-') ? undefined : value))) as JsonSchema;
+  return withoutKeywords(JSON.parse(JSON.stringify(schema)), (key) => key.startsWith('x-') || key === 'examples') as JsonSchema;
+}
+
+/**
+ * A result schema as tools/list shows it: also without descriptions. What a result's fields mean
+ * is in the tool's description and the API's documentation; the list stays under its 64 KB.
+ */
+function outputSchemaOf(schema: unknown): JsonSchema {
+  return withoutKeywords(publicSchema(schema), (key) => key === 'description') as JsonSchema;
+}
+
+/**
+ * What a successful call returns (DECISIONS: `outputSchema` describes the success body only; an
+ * error is a text result carrying the API's envelope): the route's 2xx response, or `anyOf` its
+ * distinct 2xx responses.
+ */
+function successSchema(responses: Readonly<Record<string, JsonSchema>>): JsonSchema & { type: 'object' } {
+  const distinct = new Map<string, JsonSchema>();
+  for (const [status, schema] of Object.entries(responses)) {
+    if (!status.startsWith('2')) continue;
+    const plain = outputSchemaOf(schema);
+    distinct.set(JSON.stringify(plain), plain);
+  }
+  const successes = [...distinct.values()];
+  if (successes.length === 0) throw new Error('an API route without a success response cannot be a tool');
+  return { type: 'object', ...(successes.length === 1 ? successes[0] : { anyOf: successes }) };
 }
 
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -139,7 +183,7 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
   }) as JsonSchema & { type: 'object' };
 
   const responses = responseSchemas(route);
-  const outputSchema = publicSchema({ type: 'object', anyOf: Object.values(responses) }) as JsonSchema & { type: 'object' };
+  const outputSchema = successSchema(responses);
 
   return {
     inputSchema,

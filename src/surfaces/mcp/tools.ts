@@ -1,7 +1,7 @@
 // The twelve tools of DECISIONS "MCP": one per API operation, each calling the service its API
 // route calls (no rule is written here), with the route's schemas (tool-schemas.ts) and a
 // description written for a model. A tool's result is its route's response body.
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import type { ErrorCode } from '../../errors.ts';
 import { appendCards, patchDeckCard } from '../../modules/cards/cards.service.ts';

@@ -53,8 +53,22 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
     if (down.length === 0) return { status: 'ok', checks };
     return reply.code(503).header('Retry-After', '5').send(envelope('SERVICE_UNAVAILABLE', `Unavailable: ${down.join(', ')}`, { checks }));
   });
+  // Protected-resource metadata is public and readable from any origin (DECISIONS "MCP"), so a
+  // browser-based client can start OAuth discovery: `*`, and a preflight for the headers it sends.
   for (const { documentPaths, document } of deps.resources) {
-    for (const path of documentPaths) app.get(path, { schema: { hide: true } }, async () => document);
+    for (const path of documentPaths) {
+      app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+        void reply.header('Access-Control-Allow-Origin', '*');
+        return document;
+      });
+      app.options(path, { schema: { hide: true } }, async (request, reply) => {
+        const headers = request.headers['access-control-request-headers'];
+        void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
+          .header('Access-Control-Max-Age', '600');
+        if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
+        return reply.send();
+      });
+    }
   }
   const { authorizationServer } = deps;
   if (authorizationServer !== undefined) {

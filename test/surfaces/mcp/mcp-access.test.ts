@@ -11,6 +11,8 @@ import { createDeck, manualClock, startServerWithUser, type TestServer, type Tes
 
 const PUBLIC_URL = 'https://flash.example.com';
 const MCP_METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
+/** DECISIONS "MCP": the 401 names the default scopes, the four OAuth scopes. */
+const DEFAULT_SCOPES = 'decks:read decks:write reviews:read reviews:write';
 
 /** Tokens bound to one resource, as OAuth access tokens are (RFC 8707): `bound_<resource path>`. */
 function boundVerifier(user: () => TestUser): TokenVerifier {
@@ -35,7 +37,7 @@ describe('MCP access', () => {
   let checker: ToolResultChecker;
   const sessions: McpSession[] = [];
   const connect = async (token: string) => {
-    const session = await connectMcp(server, token, checker);
+    const session = await connectMcp(server, token, { checker });
     sessions.push(session);
     return session;
   };
@@ -50,17 +52,17 @@ describe('MCP access', () => {
     await server.close();
   });
 
-  test('should serve its RFC 9728 metadata and name it in a 401 for a missing or bad token', async () => {
+  test('should serve its RFC 9728 metadata and name it, with the default scopes, in a 401 for a missing or bad token', async () => {
     const metadata = await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`);
     assert.equal(metadata.status, 200);
     assert.equal(((await metadata.json()) as any).resource, `${PUBLIC_URL}/mcp`);
 
     const missing = await rawMcp(server, INITIALIZE);
     assert.equal(missing.status, 401);
-    assert.equal(missing.headers.get('www-authenticate'), `Bearer resource_metadata="${MCP_METADATA}"`);
+    assert.equal(missing.headers.get('www-authenticate'), `Bearer scope="${DEFAULT_SCOPES}", resource_metadata="${MCP_METADATA}"`);
     const bad = await rawMcp(server, INITIALIZE, { authorization: 'Bearer svc_pat_nope_nope' });
     assert.equal(bad.status, 401);
-    assert.equal(bad.headers.get('www-authenticate'), `Bearer error="invalid_token", resource_metadata="${MCP_METADATA}"`);
+    assert.equal(bad.headers.get('www-authenticate'), `Bearer error="invalid_token", scope="${DEFAULT_SCOPES}", resource_metadata="${MCP_METADATA}"`);
     const body = (await bad.json()) as any;
     assert.equal(body.error.data.error.code, 'UNAUTHORIZED', 'the API envelope in the JSON-RPC error');
     await assert.rejects(connectMcp(server, 'svc_pat_nope_nope'), /401|Unauthorized/i, "the SDK's client sees the 401");
@@ -92,7 +94,7 @@ describe('MCP access', () => {
     const reader = await connect((await server.token(user.email, ['decks:read'])).token);
     const res = await reader.call('append_cards', { deckId: 'dck_anything', idempotencyKey: 'scope-test-1', cards: [{ front: 'Q', back: 'A' }] });
     assert.equal(res.isError, true);
-    assert.deepEqual(res.structuredContent.error, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
+    assert.deepEqual(res.body.error, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
     assert.equal((await reader.call('get_deck', { deckId })).isError, undefined, 'its own scope still works');
   });
 
@@ -100,15 +102,15 @@ describe('MCP access', () => {
     const other = await server.user();
     const mcp = await connect(other.token);
     const read = await mcp.call('get_deck', { deckId });
-    assert.equal(read.structuredContent.error.code, 'DECK_FORBIDDEN');
+    assert.equal(read.body.error.code, 'DECK_FORBIDDEN');
     const api = await server.api('GET', `/decks/${deckId}`, { token: other.token });
-    assert.deepEqual(read.structuredContent, api.body);
+    assert.deepEqual(read.body, api.body);
     const review = await mcp.call('start_review', { deckId });
-    assert.equal(review.structuredContent.error.code, 'DECK_NOT_FOUND');
+    assert.equal(review.body.error.code, 'DECK_NOT_FOUND');
     const replace = await mcp.call('import_deck', { mode: 'update', targetDeckId: deckId, deck: { title: 'Mine now' }, cards: [{ front: 'Q', back: 'A' }] });
-    assert.equal(replace.structuredContent.error.code, 'DECK_NOT_FOUND');
+    assert.equal(replace.body.error.code, 'DECK_NOT_FOUND');
     const append = await mcp.call('append_cards', { deckId, idempotencyKey: 'other-user-1', cards: [{ front: 'Q', back: 'A' }] });
-    assert.equal(append.structuredContent.error.code, 'DECK_FORBIDDEN');
+    assert.equal(append.body.error.code, 'DECK_FORBIDDEN');
   });
 
   test('should keep calls of different tokens apart when they run at once and one after another', async () => {
@@ -122,9 +124,9 @@ describe('MCP access', () => {
         return Promise.all([mcp.call('whoami'), mcp.call('get_deck', { deckId })]).then(([who, read]) => ({ owner, who, read }));
       }));
       for (const { owner, who, read } of calls) {
-        assert.equal(who.structuredContent.userId, owner.userId);
-        if (owner === user) assert.equal(read.structuredContent.id, deckId);
-        else assert.equal(read.structuredContent.error.code, 'DECK_FORBIDDEN');
+        assert.equal(who.body.userId, owner.userId);
+        if (owner === user) assert.equal(read.body.id, deckId);
+        else assert.equal(read.body.error.code, 'DECK_FORBIDDEN');
       }
     }
   });
@@ -132,7 +134,7 @@ describe('MCP access', () => {
   test('should accept a resource-bound token only at the resource it is bound to', async () => {
     const mcp = await connect('bound_mcp');
     const who = await mcp.call('whoami');
-    assert.equal(who.structuredContent.source, 'oauth');
+    assert.equal(who.body.source, 'oauth');
     const atApi = await server.api('GET', '/whoami', { token: 'bound_mcp' });
     assert.equal(atApi.status, 401);
     const apiToken = await rawMcp(server, INITIALIZE, { authorization: 'Bearer bound_api' });
@@ -144,17 +146,16 @@ describe('MCP access', () => {
     time.ms = Date.parse('2030-05-01T11:00:05.000Z');
     const limited = await startServerWithUser({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '3' }, { clock: time.clock });
     try {
-      const mcp = await connectMcp(limited.server, limited.user.token, checker);
+      const mcp = await connectMcp(limited.server, limited.user.token, { checker });
       try {
         assert.equal((await limited.server.api('GET', '/whoami', { token: limited.user.token })).status, 200);
         assert.equal((await mcp.call('whoami')).isError, undefined);
         assert.equal((await limited.server.api('GET', '/decks', { token: limited.user.token })).status, 200);
         const refused = await mcp.call('list_decks');
         assert.equal(refused.isError, true);
-        assert.deepEqual(refused.structuredContent.error, {
+        assert.deepEqual(refused.body.error, {
           code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', details: { window: 'minute', limit: 3 },
         });
-        assert.match((refused.content[0] as { text: string }).text, /Retry after 55 s/);
         // The HTTP response of a refused call names the spent window, as the API's 429 does.
         const raw = await rawMcp(limited.server, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {
           authorization: `Bearer ${limited.user.token}`,

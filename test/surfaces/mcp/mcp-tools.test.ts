@@ -40,7 +40,7 @@ describe('MCP tools', () => {
   before(async () => {
     ({ server, user } = await startServerWithUser());
     checker = new ToolResultChecker(server.app.apiDocument());
-    mcp = await connectMcp(server, user.token, checker);
+    mcp = await connectMcp(server, user.token, { checker });
   });
   after(async () => {
     await mcp.close();
@@ -82,17 +82,17 @@ describe('MCP tools', () => {
 
   test('should import a deck from markdown and read it back as the API does', async () => {
     const imported = await mcp.call('import_deck', { markdown: MARKDOWN, idempotencyKey: 'import-elements-1' });
-    assert.equal(imported.isError, undefined, JSON.stringify(imported.structuredContent));
-    assert.equal(imported.structuredContent.mode, 'create');
-    assert.equal(imported.structuredContent.cardCount, 2);
-    assert.equal(imported.structuredContent.idempotencyKey, 'import-elements-1');
-    deckId = imported.structuredContent.deckId;
+    assert.equal(imported.isError, undefined, JSON.stringify(imported.body));
+    assert.equal(imported.body.mode, 'create');
+    assert.equal(imported.body.cardCount, 2);
+    assert.equal(imported.body.idempotencyKey, 'import-elements-1');
+    deckId = imported.body.deckId;
     assert.match((imported.content[0] as { text: string }).text, /Created deck "Elements"/);
 
     const read = await mcp.call('get_deck', { deckId });
     const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
-    assert.deepEqual(read.structuredContent, api.body, 'structuredContent is the API response body');
-    assert.deepEqual(read.structuredContent.tags, ['chemistry']);
+    assert.deepEqual(read.body, api.body, 'structuredContent is the API response body');
+    assert.deepEqual(read.body.tags, ['chemistry']);
     assert.match((read.content[0] as { text: string }).text, /"Elements" \(dck_\w+, 2 cards/);
   });
 
@@ -110,7 +110,7 @@ describe('MCP tools', () => {
     try {
       const read = await mcp.call('get_deck', { deckId });
       const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
-      assert.deepEqual(read.structuredContent, api.body);
+      assert.deepEqual(read.body, api.body);
       assert.deepEqual(asked, [[deckId, api.body.version], [deckId, api.body.version]], 'both reads found the version held');
     } finally {
       board.versionOf = versionOf;
@@ -120,85 +120,86 @@ describe('MCP tools', () => {
   test('should append once for a key retried, through MCP and through the API alike', async () => {
     const args = { deckId, idempotencyKey: 'append-noble-gases', cards: [{ front: 'Symbol of neon?', back: 'Ne' }] };
     const first = await mcp.call('append_cards', args);
-    assert.equal(first.structuredContent.addedCount, 1);
+    assert.equal(first.body.addedCount, 1);
     const retried = await mcp.call('append_cards', args);
-    assert.deepEqual(retried.structuredContent, first.structuredContent, 'the retry returns the first result');
+    assert.deepEqual(retried.body, first.body, 'the retry returns the first result');
     assert.match((retried.content[0] as { text: string }).text, /replayed/);
     const api = await server.api('POST', `/decks/${deckId}/cards`, {
       token: user.token, json: { cards: args.cards }, headers: { 'idempotency-key': args.idempotencyKey },
     });
     assert.equal(api.status, 200);
     assert.equal(api.headers.get('idempotent-replayed'), 'true', 'the API sees the MCP call under the same key');
-    assert.deepEqual(api.body, first.structuredContent);
+    assert.deepEqual(api.body, first.body);
     const deck = await mcp.call('get_deck', { deckId });
-    assert.equal(deck.structuredContent.cardCount, 3, 'one append');
+    assert.equal(deck.body.cardCount, 3, 'one append');
 
     const other = await mcp.call('append_cards', { ...args, cards: [{ front: 'Symbol of argon?', back: 'Ar' }] });
     assert.equal(other.isError, true);
-    assert.equal(other.structuredContent.error.code, 'IDEMPOTENCY_CONFLICT');
+    assert.equal(other.body.error.code, 'IDEMPOTENCY_CONFLICT');
     const missing = await mcp.call('append_cards', { deckId, cards: args.cards });
-    assert.equal(missing.structuredContent.error.code, 'BAD_REQUEST');
-    assert.equal(missing.structuredContent.error.details.field, 'idempotencyKey');
+    assert.equal(missing.body.error.code, 'BAD_REQUEST');
+    assert.equal(missing.body.error.details.field, 'idempotencyKey');
   });
 
   test('should update a card with the deck version and refuse a stale one with VERSION_MISMATCH', async () => {
-    const deck = (await mcp.call('get_deck', { deckId })).structuredContent;
+    const deck = (await mcp.call('get_deck', { deckId })).body;
     const cardId = deck.cards[0].id;
     const updated = await mcp.call('update_card', { deckId, cardId, back: '**Au** (aurum)', ifMatch: deck.version });
-    assert.equal(updated.isError, undefined, JSON.stringify(updated.structuredContent));
-    assert.equal(updated.structuredContent.back, '**Au** (aurum)');
+    assert.equal(updated.isError, undefined, JSON.stringify(updated.body));
+    assert.equal(updated.body.back, '**Au** (aurum)');
     const stale = await mcp.call('update_card', { deckId, cardId, back: 'Gold', ifMatch: deck.version });
     assert.equal(stale.isError, true);
-    assert.equal(stale.structuredContent.error.code, 'VERSION_MISMATCH');
-    assert.match((stale.content[0] as { text: string }).text, /read it again/);
+    assert.equal(stale.body.error.code, 'VERSION_MISMATCH');
+    assert.deepEqual(JSON.parse((stale.content[0] as { text: string }).text), stale.body, "an error's text is the API's envelope");
+    assert.equal(stale.structuredContent, undefined, 'an error carries no structuredContent');
     const invalid = await mcp.call('update_card', { deckId, cardId, frontMedia: { imageUrl: 'http://example.com/a.png' } });
-    assert.equal(invalid.structuredContent.error.code, 'SCHEMA_INVALID');
-    assert.equal(invalid.structuredContent.error.details.field, 'frontMedia.imageUrl', 'the same field path as the API');
+    assert.equal(invalid.body.error.code, 'SCHEMA_INVALID');
+    assert.equal(invalid.body.error.details.field, 'frontMedia.imageUrl', 'the same field path as the API');
     const renamed = await mcp.call('update_deck', { deckId, title: 'Chemical elements' });
-    assert.equal(renamed.structuredContent.title, 'Chemical elements');
-    assert.equal(renamed.structuredContent.cards.length, 3);
+    assert.equal(renamed.body.title, 'Chemical elements');
+    assert.equal(renamed.body.cards.length, 3);
     const empty = await mcp.call('update_deck', { deckId });
-    assert.equal(empty.structuredContent.error.code, 'SCHEMA_INVALID');
+    assert.equal(empty.body.error.code, 'SCHEMA_INVALID');
   });
 
   test('should run a review loop to completion', async () => {
     const started = await mcp.call('start_review', { deckId, resume: true });
-    const session = started.structuredContent;
+    const session = started.body;
     assert.equal(session.status, 'active');
     assert.equal(session.cards.length, 3);
     const ratings = ['good', 'again', 'easy'];
     for (const [i, cardId] of session.cards.entries()) {
       const answer = await mcp.call('answer_card', { sessionId: session.id, cardId, rating: ratings[i], durationMs: 1000 });
-      assert.equal(answer.structuredContent.progress.answered, Number(i) + 1);
+      assert.equal(answer.body.progress.answered, Number(i) + 1);
     }
     const conflict = await mcp.call('answer_card', { sessionId: session.id, cardId: session.cards[0], rating: 'hard' });
-    assert.equal(conflict.structuredContent.error.code, 'ANSWER_CONFLICT');
+    assert.equal(conflict.body.error.code, 'ANSWER_CONFLICT');
     const read = await mcp.call('get_review', { sessionId: session.id });
-    assert.equal(read.structuredContent.progress.remaining, 0);
+    assert.equal(read.body.progress.remaining, 0);
     const completed = await mcp.call('complete_review', { sessionId: session.id });
-    assert.equal(completed.structuredContent.status, 'completed');
-    assert.equal(completed.structuredContent.stats.answered, 3);
-    assert.equal(completed.structuredContent.stats.ratings.again, 1);
+    assert.equal(completed.body.status, 'completed');
+    assert.equal(completed.body.stats.answered, 3);
+    assert.equal(completed.body.stats.ratings.again, 1);
     const closed = await mcp.call('answer_card', { sessionId: session.id, cardId: session.cards[1], rating: 'good' });
-    assert.equal(closed.structuredContent.error.code, 'SESSION_NOT_ACTIVE');
+    assert.equal(closed.body.error.code, 'SESSION_NOT_ACTIVE');
   });
 
   test('should answer the account tools and list decks with paging', async () => {
     const who = await mcp.call('whoami');
-    assert.equal(who.structuredContent.userId, user.userId);
-    assert.equal(who.structuredContent.source, 'pat');
+    assert.equal(who.body.userId, user.userId);
+    assert.equal(who.body.source, 'pat');
     const capacity = await mcp.call('get_capacity');
-    assert.equal(capacity.structuredContent.current_decks, 1);
+    assert.equal(capacity.body.current_decks, 1);
     await mcp.call('import_deck', { deck: { title: 'Second' }, cards: [{ front: 'Q', back: 'A' }], idempotencyKey: 'second-deck-1' });
     const page = await mcp.call('list_decks', { limit: 1 });
-    assert.equal(page.structuredContent.items.length, 1);
-    assert.equal(typeof page.structuredContent.nextToken, 'string');
-    const next = await mcp.call('list_decks', { limit: 1, token: page.structuredContent.nextToken });
-    assert.equal(next.structuredContent.items.length, 1);
+    assert.equal(page.body.items.length, 1);
+    assert.equal(typeof page.body.nextToken, 'string');
+    const next = await mcp.call('list_decks', { limit: 1, token: page.body.nextToken });
+    assert.equal(next.body.items.length, 1);
     const tampered = await mcp.call('list_decks', { token: 'not-a-token' });
-    assert.equal(tampered.structuredContent.error.code, 'BAD_REQUEST');
+    assert.equal(tampered.body.error.code, 'BAD_REQUEST');
     const unknown = await mcp.call('whoami', { verbose: true });
-    assert.equal(unknown.structuredContent.error.code, 'BAD_REQUEST', 'an argument the tool does not take');
+    assert.equal(unknown.body.error.code, 'BAD_REQUEST', 'an argument the tool does not take');
   });
 
   test('should serve the deck markdown format and the content rules, and a prompt that makes a deck', async () => {
