@@ -132,7 +132,7 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
     if (!(web.headers.get('accept') ?? '').includes('application/json')) return answerOf(await legacy(call, web, messages[0]));
     const answers = messages.map((message) => async () => {
       const response = await legacy(call, web, message);
-      return response.status === 202 ? '' : response.text();
+      return response.status === 202 ? null : Buffer.from(await response.arrayBuffer());
     });
     if (!messages.some(isRequest)) {
       for (const answer of answers) await answer();
