@@ -1,12 +1,14 @@
-// The MCP endpoint (issue 14): get_deck over MCP (a JSON-RPC POST to /mcp, as the SDK's client
-// sends it) against GET /decks/{id} over the API, same server and deck, in interleaved wrk rounds;
-// and tools/list latency, one request at a time.
+// The MCP endpoint (issues 14 and 22): get_deck over MCP (a JSON-RPC POST to /mcp, as the SDK's
+// client sends it) against GET /decks/{id} over the API, same server and deck, in interleaved wrk
+// rounds (req/s, p50, CPU per request); and tools/list, its size (raw, gzip) and latency, one
+// request at a time.
+import { gzipSync } from 'node:zlib';
 import { median, percentile, round, timedRequest } from './measure.ts';
 import type { DeckServer } from './reads.ts';
 import { compare, type Comparison } from './throughput.ts';
 
 export interface McpFigures extends Comparison {
-  toolsList: { requests: number; p50Ms: number; p99Ms: number; bodyBytes: number };
+  toolsList: { requests: number; p50Ms: number; p99Ms: number; bodyBytes: number; gzipBytes: number };
 }
 
 const REQUESTS = Number(process.env.BENCH_MCP_LIST_REQUESTS ?? 300);
@@ -45,14 +47,16 @@ export async function benchMcp(deck: DeckServer): Promise<McpFigures> {
   const list = rpc(2, 'tools/list');
   const times: number[] = [];
   let bodyBytes = 0;
+  let gzipBytes = 0;
   for (let i = 0; i < REQUESTS; i++) {
     const res = await timedRequest(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: list });
     if (res.status !== 200) throw new Error(`tools/list: ${res.status} ${res.body.slice(0, 200)}`);
     bodyBytes = Buffer.byteLength(res.body);
+    gzipBytes = gzipSync(res.body).length;
     if (i >= 20) times.push(res.ms); // the first calls warm the route up
   }
   return {
     ...comparison,
-    toolsList: { requests: times.length, p50Ms: round(median(times), 3), p99Ms: round(percentile(times, 99), 3), bodyBytes },
+    toolsList: { requests: times.length, p50Ms: round(median(times), 3), p99Ms: round(percentile(times, 99), 3), bodyBytes, gzipBytes },
   };
 }

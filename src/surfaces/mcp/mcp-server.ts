@@ -65,12 +65,21 @@ function callerOf(authInfo: AuthInfo | undefined): CallContext {
   return call;
 }
 
+/** A JSON answer's bytes, read whole (so the compression threshold sees its size), without a copy when they came in one piece. */
+async function bytesOf(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  if (chunks.length !== 1) return Buffer.concat(chunks);
+  const [only] = chunks as [Uint8Array];
+  return Buffer.from(only.buffer, only.byteOffset, only.byteLength);
+}
+
 async function answerOf(response: Response): Promise<McpAnswer> {
   const { status, headers, body } = response;
   // An event stream (a 2026-07-28 subscriptions/listen, which this server acknowledges and ends) is
-  // passed on as it comes; JSON is read whole, so the compression threshold can see its size.
+  // passed on as it comes.
   if (body === null || headers.get('content-type')?.startsWith('text/event-stream') === true) return { status, headers, body };
-  return { status, headers, body: Buffer.from(await response.arrayBuffer()) };
+  return { status, headers, body: await bytesOf(body) };
 }
 
 export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint {
@@ -132,7 +141,7 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
     if (!(web.headers.get('accept') ?? '').includes('application/json')) return answerOf(await legacy(call, web, messages[0]));
     const answers = messages.map((message) => async () => {
       const response = await legacy(call, web, message);
-      return response.status === 202 ? null : Buffer.from(await response.arrayBuffer());
+      return response.status === 202 || response.body === null ? null : bytesOf(response.body);
     });
     if (!messages.some(isRequest)) {
       for (const answer of answers) await answer();
