@@ -44,15 +44,3 @@ export function deckDetailText(head: string, cards: StoredCard[]): string {
 export function deckDetail(deck: DeckRecord, cards: StoredCard[], publicUrl: string): DeckDetail {
   return { ...deckSummary(deck, publicUrl), cards: cards.map(cardDto) };
 }
-
-const CARDS_MARK = Buffer.from(',"cards":[');
-
-/**
- * The summary fields of a rendered deck read (deckDetailText): the bytes before its card list, read
- * without parsing the cards. No summary value can hold the mark: a string's quotes are escaped.
- */
-export function deckSummaryOfBody(body: Buffer): DeckSummary {
-  const end = body.indexOf(CARDS_MARK);
-  if (end < 0) throw new Error('not a rendered deck body');
-  return JSON.parse(`${body.toString('utf8', 0, end)}}`) as DeckSummary;
-}
