@@ -77,6 +77,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   await migrateToLatest(store.db);
   const services = await createServiceContext({
     db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
+    hashing: config.hashing,
     // Called only once serving: app exists by then.
     deckVersions: shared.versionBoard('deck', (error) => app.log.warn({ err: error }, 'deck version not published; other instances ask the database')),
   });
@@ -115,9 +116,10 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     tokenLimits: { perMinute: config.rateLimitPerMinute, perDay: config.rateLimitPerDay },
     cardWriteLimits: CARD_WRITE_LIMITS,
     activity,
-    signInThrottle: {
-      perAccount: shared.rateLimits({ failedAuthPerMinute: config.signInAttemptsPerMinute }),
-      perAddress: shared.rateLimits({ failedAuthPerMinute: config.failedAuthPerMinute }),
+    passwordAttempts: {
+      signInPerAccount: config.signInAttemptsPerMinute,
+      signInPerAddress: config.failedAuthPerMinute,
+      signUpPerAddress: config.signUpAttemptsPerHour,
     },
   });
 

@@ -24,6 +24,10 @@ export interface Config {
   /** OAuth dynamic client registrations per client address (DECISIONS: throttled). */
   readonly oauthRegistrationsPerMinute: number;
   readonly oauthRegistrationsPerDay: number;
+  /** Sign-ups per client address per hour (made, or refused as taken). */
+  readonly signUpAttemptsPerHour: number;
+  /** Password hashes run at once, and how many more may wait (beyond: 503 with Retry-After). */
+  readonly hashing: { readonly concurrency: number; readonly queue: number };
   /** Connection timeouts (docs/deployment.md): all in milliseconds. */
   readonly timeouts: Timeouts;
   /** MCP_ALLOWED_ORIGINS: browser origins besides PUBLIC_URL's that may call /mcp (DECISIONS "MCP"). */
@@ -132,9 +136,14 @@ export function loadConfig(env: Env = process.env): Config {
   const oauthRegistrationsPerMinute = integer(env, 'OAUTH_REGISTRATIONS_PER_MINUTE', 10, 1, 1_000_000);
   const oauthRegistrationsPerDay = integer(env, 'OAUTH_REGISTRATIONS_PER_DAY', 50, 1, 1_000_000_000);
   const mcpAllowedOrigins = Object.freeze(origins(env, 'MCP_ALLOWED_ORIGINS'));
+  const signUpAttemptsPerHour = integer(env, 'SIGNUP_ATTEMPTS_PER_HOUR', 20, 1, 1_000_000);
+  const hashing = Object.freeze({
+    concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+    queue: integer(env, 'PASSWORD_HASH_QUEUE', 16, 0, 10_000),
+  });
   return Object.freeze({
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
     deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
-    oauthRegistrationsPerMinute, oauthRegistrationsPerDay, timeouts, mcpAllowedOrigins,
+    oauthRegistrationsPerMinute, oauthRegistrationsPerDay, signUpAttemptsPerHour, hashing, timeouts, mcpAllowedOrigins,
   });
 }

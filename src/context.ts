@@ -3,6 +3,7 @@
 // operator's action.
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
+import type { PasswordHasher } from './modules/users/password.ts';
 import type { BodyCache } from './stores/body-cache.ts';
 import type { VersionBoard } from './stores/version-board/version-board.ts';
 
@@ -26,6 +27,8 @@ export interface ServiceContext {
   readonly deckBodies: BodyCache;
   /** Deck versions shared by every instance, so a held body needs no database read. */
   readonly deckVersions: VersionBoard;
+  /** Password hashing with bounded concurrency (32 MiB per running hash). */
+  readonly passwords: PasswordHasher;
 }
 
 /** Runs last inside a write's transaction, with its result (the idempotency record goes here). */

@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { ServiceContext } from './context.ts';
 import type { Db } from './db/database.ts';
 import { getOrCreateSecret } from './modules/system/settings.repository.ts';
+import { PasswordHasher, type HashingLimits } from './modules/users/password.ts';
 import { BodyCache } from './stores/body-cache.ts';
 import { databaseOnlyVersions, type VersionBoard } from './stores/version-board/version-board.ts';
 
@@ -15,6 +16,8 @@ export interface ServiceContextOptions {
   tokenHashKey: string | null;
   /** The deployment's version board (none: every read asks the database). */
   deckVersions?: VersionBoard;
+  /** PASSWORD_HASH_CONCURRENCY and PASSWORD_HASH_QUEUE (defaults: DEFAULT_HASHING). */
+  hashing?: HashingLimits;
 }
 
 export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {
@@ -30,5 +33,6 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
     secrets: { tokenHashKey, cursorKey, csrfKey },
     deckBodies: new BodyCache(),
     deckVersions: options.deckVersions ?? databaseOnlyVersions,
+    passwords: new PasswordHasher(options.hashing),
   };
 }

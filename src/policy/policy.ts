@@ -9,6 +9,7 @@
 //   record        the activity log entry of a call made with a token
 //   idempotent    (idempotency.ts) a write run at most once per key
 //   signIn        a password sign-in's throttle, per account and per client address (the pages)
+//   signUp        a sign-up's throttle, per client address (the pages)
 import type { Clock } from '../clock.ts';
 import type { BeforeCommit, ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
@@ -16,7 +17,9 @@ import type { ActivityRecorder } from '../modules/activity/activity-recorder.ts'
 import type { Actor, Principal } from '../modules/identity/principal.ts';
 import type { Scope } from '../modules/identity/scopes.ts';
 import type { TokenVerifier, Verification } from '../modules/identity/verifier.ts';
-import type { Admission, RateBucket, RateDecision, RateLimitStore, WindowLimits } from '../stores/rate-limits/rate-limits.ts';
+import {
+  FAILED_AUTH_SECONDS, type Admission, type AttemptCounter, type RateBucket, type RateDecision, type RateLimitStore, type WindowLimits,
+} from '../stores/rate-limits/rate-limits.ts';
 import { isPromise } from '../promise.ts';
 import { runIdempotent, type IdempotentCall, type IdempotentOutcome, type StoredResponse } from './idempotency.ts';
 
@@ -84,11 +87,20 @@ export interface PolicyOptions {
   cardWriteLimits: WindowLimits;
   activity: ActivityRecorder;
   /**
-   * Failed password sign-ins, counted per account (`signin-account:<email>`) and per client
-   * address (`signin-address:<ip>`) through the same stores as the failed-auth throttle, each with
-   * its own limit. Optional for suites that build a Policy without pages.
+   * Password attempts from the pages, counted in `rateLimits` (shared by every instance): failed
+   * sign-ins per account and per client address per minute, sign-ups per client address per hour.
+   * Optional for suites that build a Policy without pages.
    */
-  signInThrottle?: { perAccount: RateLimitStore; perAddress: RateLimitStore };
+  passwordAttempts?: PasswordAttemptLimits;
+}
+
+export interface PasswordAttemptLimits {
+  /** SIGNIN_ATTEMPTS_PER_MINUTE. */
+  readonly signInPerAccount: number;
+  /** FAILED_AUTH_PER_MINUTE. */
+  readonly signInPerAddress: number;
+  /** SIGNUP_ATTEMPTS_PER_HOUR. */
+  readonly signUpPerAddress: number;
 }
 
 /** DECISIONS: card writes from the web editor, per signed-in user. */
@@ -105,7 +117,7 @@ export class Policy {
   readonly #cardWriteLimits: WindowLimits;
   readonly #activity: ActivityRecorder;
   readonly #policyHeaders = new WeakMap<WindowLimits, string>();
-  readonly #signIn: { perAccount: RateLimitStore; perAddress: RateLimitStore } | null;
+  readonly #passwordAttempts: PasswordAttemptLimits | null;
 
   constructor(options: PolicyOptions) {
     this.#ctx = options.ctx;
@@ -115,31 +127,63 @@ export class Policy {
     this.#tokenLimits = options.tokenLimits;
     this.#cardWriteLimits = options.cardWriteLimits;
     this.#activity = options.activity;
-    this.#signIn = options.signInThrottle ?? null;
+    this.#passwordAttempts = options.passwordAttempts ?? null;
   }
 
   /**
    * Runs a password sign-in under the throttle: 429 RATE_LIMITED (Retry-After) while the account
-   * or the address has failed too often in the last minute, whatever the password; a failure of
-   * `attempt` (it throws) counts against both, a success against neither.
+   * or the address has failed too often in the last minute, whatever the password. The attempt is
+   * counted against both before `attempt` runs (one atomic step, so concurrent attempts cannot all
+   * pass the check before any is counted, and a refused one never reaches the password hash); it
+   * is taken back unless `attempt` failed with INVALID_CREDENTIALS, so a person who types the
+   * right password is never charged for it.
    */
   async signIn<R>(email: string, address: string, attempt: () => Promise<R>): Promise<R> {
-    const throttle = this.#signIn;
-    if (throttle === null) return attempt();
-    const account = `signin-account:${email.trim().toLowerCase().slice(0, 254)}`;
-    const from = `signin-address:${address}`;
-    const [accountWait, addressWait] = await Promise.all([throttle.perAccount.failedAuthBlockedFor(account), throttle.perAddress.failedAuthBlockedFor(from)]);
-    const wait = Math.max(accountWait, addressWait);
-    if (wait > 0) {
-      throw new AppError('RATE_LIMITED', `Too many failed sign-ins; try again in ${wait} seconds`, undefined, { 'Retry-After': String(wait) });
-    }
+    const limits = this.#passwordAttempts;
+    if (limits === null) return attempt();
+    return this.#counted([
+      { key: `signin-account:${email.trim().toLowerCase().slice(0, 254)}`, limit: limits.signInPerAccount, seconds: FAILED_AUTH_SECONDS },
+      { key: `signin-address:${address}`, limit: limits.signInPerAddress, seconds: FAILED_AUTH_SECONDS },
+    ], (wait) => `Too many failed sign-ins; try again in ${inWords(wait)}`, attempt, (error) => isCode(error, 'INVALID_CREDENTIALS'));
+  }
+
+  /**
+   * Runs a sign-up under the per-address throttle (429 RATE_LIMITED with Retry-After once the
+   * address has made SIGNUP_ATTEMPTS_PER_HOUR sign-ups within the hour). A sign-up that made an
+   * account or found the email taken counts (each one tells whether an account exists); any other
+   * refusal (its input, a busy server) is taken back.
+   */
+  async signUp<R>(address: string, attempt: () => Promise<R>): Promise<R> {
+    const limits = this.#passwordAttempts;
+    if (limits === null) return attempt();
+    return this.#counted(
+      [{ key: `signup-address:${address}`, limit: limits.signUpPerAddress, seconds: SIGN_UP_SECONDS }],
+      (wait) => `Too many sign-ups from this address; try again in ${inWords(wait)}`,
+      attempt, (error) => isCode(error, 'USER_EXISTS'), true,
+    );
+  }
+
+  /**
+   * Claims one attempt on every counter, runs `attempt`, and keeps the claim when it succeeded
+   * (if `keepSuccess`) or failed with an error `keepFailure` accepts; else takes it back.
+   */
+  async #counted<R>(
+    counters: readonly AttemptCounter[], refusal: (waitSeconds: number) => string, attempt: () => Promise<R>,
+    keepFailure: (error: unknown) => boolean, keepSuccess = false,
+  ): Promise<R> {
+    const wait = await this.#rateLimits.claimAttempt(counters);
+    if (wait > 0) throw new AppError('RATE_LIMITED', refusal(wait), undefined, { 'Retry-After': String(wait) });
+    let keep = false;
     try {
-      return await attempt();
+      const result = await attempt();
+      keep = keepSuccess;
+      return result;
     } catch (error) {
-      if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') {
-        await Promise.all([throttle.perAccount.recordFailedAuth(account), throttle.perAddress.recordFailedAuth(from)]);
-      }
+      keep = keepFailure(error);
       throw error;
+    } finally {
+      // Best effort: a store that cannot take it back leaves the attempt counted, never the call failed.
+      if (!keep) await this.#rateLimits.releaseAttempt(counters).catch(() => undefined);
     }
   }
 
@@ -277,6 +321,20 @@ export class Policy {
   ): Promise<IdempotentOutcome> {
     return runIdempotent(this.#ctx, actor, call, write, respond);
   }
+}
+
+/** Sign-ups are counted per address over an hour from the first one. */
+const SIGN_UP_SECONDS = 3600;
+
+function isCode(error: unknown, code: AppError['code']): boolean {
+  return error instanceof AppError && error.code === code;
+}
+
+/** `45 seconds`, `12 minutes`: a wait as a person reads it. */
+function inWords(seconds: number): string {
+  if (seconds <= 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
 }
 
 function throttled(seconds: number): AppError {

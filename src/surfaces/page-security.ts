@@ -46,8 +46,10 @@ const FRAME_ACTION = 'deny';
 const RESOURCE_POLICY = 'same-origin';
 
 /**
- * What helmetOptions() sends on every page, for the few HTML responses written outside Fastify
- * (oidc-provider's error page).
+ * What helmetOptions() sends on every page, for the HTML responses served outside the web
+ * surface's helmet: oidc-provider's error page, and the API's interactive docs and the files they
+ * load (Swagger UI runs no inline script and loads nothing from elsewhere, so the pages' own
+ * policy fits it as it is).
  */
 export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy': cspHeader(cspDirectives()),

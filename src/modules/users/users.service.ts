@@ -3,7 +3,7 @@ import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Actor } from '../identity/principal.ts';
 import { endAllSessions } from '../sessions/sessions.service.ts';
-import { checkPasswordRule, decoyHash, hashPassword, verifyPassword } from './password.ts';
+import { checkPasswordRule } from './password.ts';
 import {
   findCredentials, findPasswordHash, findUserByEmail, findUserById, insertUser, insertUserWithPassword, setPasswordHash, type User,
 } from './users.repository.ts';
@@ -56,10 +56,14 @@ export async function getUser(ctx: ServiceContext, actor: Actor): Promise<User> 
 export async function signUp(ctx: ServiceContext, input: { email: string; password: string }): Promise<User> {
   const email = normaliseEmail(input.email);
   checkPasswordRule(input.password);
-  const hash = await hashPassword(input.password);
+  const hash = await ctx.passwords.hash(input.password);
   const user = { id: newId('usr'), email, createdAt: ctx.clock.now().toISOString() };
   // The unique email decides a race between two sign-ups, not a read before the write.
-  if (!(await insertUserWithPassword(ctx.db, user, hash))) throw new AppError('USER_EXISTS', `a user with email ${email} already exists`);
+  // Said plainly (see docs/decisions-made.md): without a confirmation email, a sign-up that works
+  // tells as much; the per-address throttle is what bounds probing.
+  if (!(await insertUserWithPassword(ctx.db, user, hash))) {
+    throw new AppError('USER_EXISTS', 'An account with this email already exists. Sign in instead, or use another email.');
+  }
   return user;
 }
 
@@ -71,7 +75,7 @@ export async function signUp(ctx: ServiceContext, input: { email: string; passwo
 export async function checkCredentials(ctx: ServiceContext, input: { email: string; password: string }): Promise<User> {
   const email = input.email.trim().toLowerCase();
   const found = email.length <= 254 ? await findCredentials(ctx.db, email) : null;
-  const ok = await verifyPassword(input.password, found?.passwordHash ?? (await decoyHash()));
+  const ok = await ctx.passwords.verify(input.password, found?.passwordHash ?? (await ctx.passwords.decoy()));
   if (!ok || found?.passwordHash == null) throw new AppError('INVALID_CREDENTIALS', SIGN_IN_FAILED);
   return found.user;
 }
@@ -82,10 +86,10 @@ export async function checkCredentials(ctx: ServiceContext, input: { email: stri
  */
 export async function changePassword(ctx: ServiceContext, actor: Actor, input: { current: string; next: string }): Promise<void> {
   const stored = await findPasswordHash(ctx.db, actor.userId);
-  const ok = await verifyPassword(input.current, stored ?? (await decoyHash()));
+  const ok = await ctx.passwords.verify(input.current, stored ?? (await ctx.passwords.decoy()));
   if (!ok || stored === null) throw new AppError('INVALID_INPUT', 'The current password is not right', { field: 'current' });
   checkPasswordRule(input.next, 'next');
-  await setPasswordHash(ctx.db, actor.userId, await hashPassword(input.next), ctx.clock.now().toISOString());
+  await setPasswordHash(ctx.db, actor.userId, await ctx.passwords.hash(input.next), ctx.clock.now().toISOString());
   await endAllSessions(ctx, actor);
 }
 
@@ -93,6 +97,6 @@ export async function changePassword(ctx: ServiceContext, actor: Actor, input: {
 export async function setPassword(ctx: ServiceContext, input: { email: string; password: string }): Promise<void> {
   const user = await getUserByEmail(ctx, { email: input.email });
   checkPasswordRule(input.password);
-  await setPasswordHash(ctx.db, user.id, await hashPassword(input.password), ctx.clock.now().toISOString());
+  await setPasswordHash(ctx.db, user.id, await ctx.passwords.hash(input.password), ctx.clock.now().toISOString());
   await endAllSessions(ctx, { userId: user.id });
 }

@@ -5,7 +5,7 @@
 // every key a call asks to read is null.
 import {
   allowedWith, FAILED_AUTH_SECONDS, NO_VALUES, refusedBy, throttledFor, windowIndex,
-  type Admission, type RateBucket, type RateLimitStore,
+  type Admission, type AttemptCounter, type RateBucket, type RateLimitStore,
 } from './rate-limits.ts';
 
 function nulls(reads: readonly string[]): readonly (string | null)[] {
@@ -40,27 +40,34 @@ class WindowCounters {
 const NO_FAILURES = Object.freeze({ count: 0, msLeft: 0 });
 
 /**
- * Failed authentications per address, counted over FAILED_AUTH_SECONDS from the first one (as
- * rate-limiter-flexible did), in real time.
+ * Counts per key over a lifetime from the first one (as rate-limiter-flexible did), in real time:
+ * failed authentications per address, and password attempts per account and per address.
  */
-class FailureCounters {
-  readonly #failures = new Map<string, { count: number; expiresAt: number }>();
+class ExpiringCounters {
+  readonly #counts = new Map<string, { count: number; expiresAt: number }>();
   #nextSweep = 0;
 
-  read(address: string, now: number): { count: number; msLeft: number } {
-    const entry = this.#failures.get(address);
+  read(key: string, now: number): { count: number; msLeft: number } {
+    const entry = this.#counts.get(key);
     if (entry === undefined || entry.expiresAt <= now) return NO_FAILURES;
     return { count: entry.count, msLeft: entry.expiresAt - now };
   }
 
-  record(address: string, now: number): void {
+  increment(key: string, now: number, seconds: number): void {
     if (now >= this.#nextSweep) {
       this.#nextSweep = now + FAILED_AUTH_SECONDS * 1000;
-      for (const [k, entry] of this.#failures) if (entry.expiresAt <= now) this.#failures.delete(k);
+      for (const [k, entry] of this.#counts) if (entry.expiresAt <= now) this.#counts.delete(k);
     }
-    const entry = this.#failures.get(address);
-    if (entry === undefined || entry.expiresAt <= now) this.#failures.set(address, { count: 1, expiresAt: now + FAILED_AUTH_SECONDS * 1000 });
+    const entry = this.#counts.get(key);
+    if (entry === undefined || entry.expiresAt <= now) this.#counts.set(key, { count: 1, expiresAt: now + seconds * 1000 });
     else entry.count += 1;
+  }
+
+  decrement(key: string, now: number): void {
+    const entry = this.#counts.get(key);
+    if (entry === undefined || entry.expiresAt <= now) return;
+    entry.count -= 1;
+    if (entry.count <= 0) this.#counts.delete(key);
   }
 }
 
@@ -68,7 +75,8 @@ export class InProcessRateLimits implements RateLimitStore {
   readonly failedAuthPerMinute: number;
   readonly #minute = new WindowCounters();
   readonly #day = new WindowCounters();
-  readonly #failedAuth = new FailureCounters();
+  readonly #failedAuth = new ExpiringCounters();
+  readonly #attempts = new ExpiringCounters();
 
   constructor(options: { failedAuthPerMinute: number }) {
     this.failedAuthPerMinute = options.failedAuthPerMinute;
@@ -105,7 +113,25 @@ export class InProcessRateLimits implements RateLimitStore {
   }
 
   recordFailedAuth(address: string): Promise<void> {
-    this.#failedAuth.record(address, Date.now());
+    this.#failedAuth.increment(address, Date.now(), FAILED_AUTH_SECONDS);
+    return Promise.resolve();
+  }
+
+  /** Checked and counted in one synchronous step: no other claim runs in between. */
+  claimAttempt(counters: readonly AttemptCounter[]): Promise<number> {
+    const now = Date.now();
+    let wait = 0;
+    for (const { key, limit } of counters) {
+      const { count, msLeft } = this.#attempts.read(key, now);
+      if (count >= limit) wait = Math.max(wait, Math.max(1, Math.ceil(msLeft / 1000)));
+    }
+    if (wait === 0) for (const { key, seconds } of counters) this.#attempts.increment(key, now, seconds);
+    return Promise.resolve(wait);
+  }
+
+  releaseAttempt(counters: readonly AttemptCounter[]): Promise<void> {
+    const now = Date.now();
+    for (const { key } of counters) this.#attempts.decrement(key, now);
     return Promise.resolve();
   }
 }

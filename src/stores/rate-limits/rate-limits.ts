@@ -57,6 +57,25 @@ export interface RateLimitStore {
   /** Seconds to wait if this address is throttled, else 0. */
   failedAuthBlockedFor(address: string): Promise<number>;
   recordFailedAuth(address: string): Promise<void>;
+  /**
+   * Counts one attempt against every counter in one atomic step, unless one of them already holds
+   * its limit: then nothing is counted and the seconds until the fullest such counter expires come
+   * back (0: counted). Concurrent claims on one instance or many are decided one after the other,
+   * so at most `limit` attempts per counter get through however many arrive at once. A counter
+   * lives `seconds` from its first attempt.
+   */
+  claimAttempt(counters: readonly AttemptCounter[]): Promise<number>;
+  /** Takes back one attempt that claimAttempt counted (it succeeded, or was never made). */
+  releaseAttempt(counters: readonly AttemptCounter[]): Promise<void>;
+}
+
+/** A counter of attempts (a password sign-in per account, per address): its key and limit. */
+export interface AttemptCounter {
+  /** `<kind>:<id>`: `signin-account:<email>`, `signin-address:<ip>`, `signup-address:<ip>`. */
+  readonly key: string;
+  readonly limit: number;
+  /** How long the counter lives from its first attempt. */
+  readonly seconds: number;
 }
 
 export const WINDOW_SECONDS: Record<WindowName, number> = { minute: 60, day: 86_400 };
@@ -91,6 +110,7 @@ export function windowKeys(bucketKey: string, nowMs: number): { minute: string; 
 }
 
 export const failedAuthKey = (address: string): string => `rl:authfail:${address}`;
+export const attemptKey = (key: string): string => `rl:attempts:${key}`;
 
 function windowFacts(limits: WindowLimits, window: WindowName, nowMs: number) {
   return { window, limit: window === 'minute' ? limits.perMinute : limits.perDay, resetSeconds: windowOf(window, nowMs).resetSeconds };

@@ -5,8 +5,8 @@
 // it stood for (docs/performance.md). Scripts run atomically, so counts are exact across instances.
 import type { Redis } from 'ioredis';
 import {
-  allowedWith, failedAuthKey, FAILED_AUTH_SECONDS, NO_VALUES, refusedBy, throttledFor, WINDOW_SECONDS, windowKeys,
-  type Admission, type RateBucket, type RateLimitStore,
+  allowedWith, attemptKey, failedAuthKey, FAILED_AUTH_SECONDS, NO_VALUES, refusedBy, throttledFor, WINDOW_SECONDS, windowKeys,
+  type Admission, type AttemptCounter, type RateBucket, type RateLimitStore,
 } from './rate-limits.ts';
 
 // KEYS: the address's failed-auth counter, the bucket's minute and day counters, then the keys to
@@ -49,6 +49,36 @@ const READ_FAILURES = `
 return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}
 `;
 
+// KEYS: the attempt counters. ARGV: each one's limit, then each one's lifetime in seconds.
+// Returns 0 after counting one attempt in every counter, or, when one already holds its limit,
+// the most milliseconds any such counter has left (nothing is counted). One script, so concurrent
+// claims from every instance are decided one after the other.
+const CLAIM_ATTEMPT = `
+local n = #KEYS
+local wait = 0
+for i = 1, n do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') >= tonumber(ARGV[i]) then
+    local left = redis.call('PTTL', KEYS[i])
+    if left < 1 then left = 1 end
+    if left > wait then wait = left end
+  end
+end
+if wait > 0 then return wait end
+for i = 1, n do
+  if redis.call('INCR', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ARGV[n + i]) end
+end
+return 0
+`;
+
+// KEYS: the attempt counters. Takes one attempt back from each that still holds one (its
+// lifetime is kept; a counter that expired in between stays gone).
+const RELEASE_ATTEMPT = `
+for i = 1, #KEYS do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 0
+`;
+
 type AdmitReply = [number, number, number, ...(string | null)[]];
 
 interface ScriptedRedis {
@@ -56,6 +86,8 @@ interface ScriptedRedis {
   flashdeckAdmit(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<AdmitReply>;
   flashdeckRecordFailure(key: string, lifetime: number): Promise<number>;
   flashdeckReadFailures(key: string): Promise<[number, number]>;
+  flashdeckClaimAttempt(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  flashdeckReleaseAttempt(keyCount: number, ...keys: string[]): Promise<number>;
 }
 
 export class RedisRateLimits implements RateLimitStore {
@@ -70,6 +102,8 @@ export class RedisRateLimits implements RateLimitStore {
     client.defineCommand('flashdeckAdmit', { lua: ADMIT });
     client.defineCommand('flashdeckRecordFailure', { numberOfKeys: 1, lua: RECORD_FAILURE });
     client.defineCommand('flashdeckReadFailures', { numberOfKeys: 1, lua: READ_FAILURES });
+    client.defineCommand('flashdeckClaimAttempt', { lua: CLAIM_ATTEMPT });
+    client.defineCommand('flashdeckReleaseAttempt', { lua: RELEASE_ATTEMPT });
     this.#client = client as unknown as ScriptedRedis;
   }
 
@@ -100,5 +134,18 @@ export class RedisRateLimits implements RateLimitStore {
 
   async recordFailedAuth(address: string): Promise<void> {
     await this.#client.flashdeckRecordFailure(this.#namespace + failedAuthKey(address), FAILED_AUTH_SECONDS);
+  }
+
+  async claimAttempt(counters: readonly AttemptCounter[]): Promise<number> {
+    const keys = counters.map(({ key }) => this.#namespace + attemptKey(key));
+    const waitMs = await this.#client.flashdeckClaimAttempt(
+      keys.length, ...keys, ...counters.map(({ limit }) => limit), ...counters.map(({ seconds }) => seconds),
+    );
+    return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
+  }
+
+  async releaseAttempt(counters: readonly AttemptCounter[]): Promise<void> {
+    const keys = counters.map(({ key }) => this.#namespace + attemptKey(key));
+    await this.#client.flashdeckReleaseAttempt(keys.length, ...keys);
   }
 }

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import { sendJson, type Api } from '../http.ts';
+import { PAGE_SECURITY_HEADERS } from '../page-security.ts';
 import { AppendBodySchema, AppendCardsResultSchema, CapacitySchema, CardDtoSchema, CardExtrasInputSchema, CardExtrasSchema, CardInputSchema, CardPatchSchema, DeckDetailSchema, DeckListSchema, DeckMetaInputSchema, DeckPatchSchema, DeckSummarySchema, ImportBodySchema, ImportResultSchema, SideMediaSchema, WarningSchema } from '../../modules/decks/decks.schemas.ts';
 import { AnswerBodySchema, AnswerResultSchema, SessionSchema, SessionStatsSchema, StartSessionBodySchema } from '../../modules/reviews/reviews.schemas.ts';
 import { WhoAmISchema } from '../../modules/tokens/whoami.ts';
@@ -122,9 +123,19 @@ export async function registerOpenApi(api: Api, publicUrl: string, prefix: strin
     },
     hideUntagged: true,
   });
-  // indexPrefix: without it the page at {base_url}/docs (no trailing slash) links its scripts and
-  // styles at /docs/static/..., outside the API, and loads blank.
-  await api.register(swaggerUi, { routePrefix: '/docs', indexPrefix: api.prefix });
+  // The docs are an HTML page on the site's origin: the pages' headers (CSP without inline script,
+  // frame-ancestors 'none', nosniff) on it and on every file it loads, from a scope of their own.
+  await api.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply, payload) => {
+      void reply.headers(PAGE_SECURITY_HEADERS);
+      return payload;
+    });
+    // indexPrefix: without it the page at {base_url}/docs (no trailing slash) links its scripts and
+    // styles at /docs/static/..., outside the API, and loads blank. BaseLayout: no top bar, whose
+    // logo is the one inline <style> the page would need, and whose box loads any other document
+    // URL into the page.
+    await docs.register(swaggerUi, { routePrefix: '/docs', indexPrefix: api.prefix, uiConfig: { layout: 'BaseLayout' } });
+  });
 }
 
 /** GET {base_url}/openapi.json: no token, not rate limited, the same for every caller. */

@@ -16,7 +16,8 @@ function wording(error: AppError): { title: string; message: string } {
     case 'RATE_LIMITED':
       return { title: 'Too many requests', message: error.message };
     case 'SERVICE_UNAVAILABLE':
-      return { title: 'Temporarily unavailable', message: 'Flashdeck cannot reach its storage just now. Try again in a few seconds.' };
+      // A backing service down, or more password checks at once than this server takes.
+      return { title: 'Temporarily unavailable', message: 'Flashdeck is busy or cannot reach its storage just now. Try again in a few seconds.' };
     case 'PAYLOAD_TOO_LARGE':
       return { title: 'Too much to send', message: 'The form holds more than this server accepts.' };
     default:

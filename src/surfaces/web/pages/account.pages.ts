@@ -1,6 +1,7 @@
 // Sign up, sign in, sign out, and the account settings (password change, sign out everywhere).
 // Each form calls the users and sessions services, as the CLI does; the sign-in runs under the
-// policy's throttle (per account and per client address, shared by every instance).
+// policy's throttles (sign-in per account and per client address, sign-up per client address,
+// shared by every instance).
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import { endAllSessions } from '../../../modules/sessions/sessions.service.ts';
@@ -33,8 +34,9 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
     if (!signupOpen) return renderPage(request, reply, 'signup', { title: 'Sign up', closed: closed().message }, 403);
     const email = field(request.body, 'email');
     const next = safeNext(field(request.body, 'next'));
-    const result = await attempt(() => signUp(ctx, { email, password: field(request.body, 'password') }));
+    const result = await attempt(() => policy.signUp(request.ip, () => signUp(ctx, { email, password: field(request.body, 'password') })));
     if (!result.ok) {
+      withRefusalHeaders(reply, result.error);
       return renderPage(request, reply, 'signup', { title: 'Sign up', email, next, hint: PASSWORD_HINT, error: result.error.message }, result.error.status);
     }
     await startBrowserSession(ctx, request, reply, { userId: result.value.id });
