@@ -1,6 +1,7 @@
 // The web pages on two instances sharing one PostgreSQL and one Redis: a session made on one is
 // valid on the other, signing out on one ends it on both, the sign-in throttle counts across both,
-// and a token revoked in settings on one is refused by the API on the other within 5 seconds.
+// (30 sign-ins sent at once compute at most its number of hashes), and a token revoked in settings
+// on one is refused by the API on the other within 5 seconds.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -65,6 +66,27 @@ describe('web sessions across two instances on PostgreSQL + Redis', { skip: SKIP
     assert.equal((await new WebClient(a).signIn(email, 'wrong three')).status, 400);
     const refused = await new WebClient(b).signIn(email, PASSWORD);
     assert.equal(refused.status, 429);
+  });
+
+  test('should compute at most 3 hashes for 30 concurrent sign-ins of one account spread over both instances, and refuse the right password', async () => {
+    const email = newEmail('burst');
+    assert.equal((await new WebClient(a).signUp(email)).status, 303);
+    const clients = await Promise.all(Array.from({ length: 30 }, async (_, i) => {
+      const client = new WebClient(i % 2 === 0 ? a : b);
+      await client.get('/signin');
+      return client;
+    }));
+    const hashes = () => apps.reduce((sum, app) => sum + app.services.passwords.computed, 0);
+    const before = hashes();
+    const wrong = clients.slice(0, 29).map((c, i) => c.post('/signin', { email, password: `wrong password ${i}` }));
+    // The right one goes last, once most of the wrong ones have been answered.
+    let answered = 0;
+    await new Promise<void>((resolve) => { for (const p of wrong) void p.finally(() => { if (++answered === 26) resolve(); }); });
+    const right = await clients[29].post('/signin', { email, password: PASSWORD });
+    const statuses = (await Promise.all(wrong)).map((r) => r.status).sort((x, y) => x - y);
+    assert.ok(hashes() - before <= 3, `${hashes() - before} hashes on two instances for a throttle of 3`);
+    assert.deepEqual(statuses, [400, 400, 400, ...Array<number>(26).fill(429)]);
+    assert.equal(right.status, 429);
   });
 
   test('should have the API on the other instance refuse a token revoked in settings within 5 seconds', async () => {
