@@ -111,7 +111,10 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimitPerDay = integer(env, 'RATE_LIMIT_PER_DAY', 2000, 1, 1_000_000_000);
   let deckLimit: number | null = 100;
   if (env.DECK_LIMIT !== undefined && env.DECK_LIMIT !== '') {
-    deckLimit = env.DECK_LIMIT.trim().toLowerCase() === 'none' ? null : integer(env, 'DECK_LIMIT', 100, 0, 1_000_000_000);
+    const raw = env.DECK_LIMIT.trim();
+    if (raw.toLowerCase() === 'none') deckLimit = null;
+    else if (!/^\d+$/.test(raw)) throw new ConfigError(`DECK_LIMIT must be a whole number of decks per user or "none" (no limit), got "${env.DECK_LIMIT}"`);
+    else deckLimit = integer(env, 'DECK_LIMIT', 100, 0, 1_000_000_000);
   }
   const bodyLimitBytes = integer(env, 'BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   const failedAuthPerMinute = integer(env, 'FAILED_AUTH_PER_MINUTE', 20, 1, 1_000_000);

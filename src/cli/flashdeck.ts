@@ -1,12 +1,14 @@
 // The `flashdeck` command: operator tasks on the same store and through the same services as
 // the server. It may run while the server runs (SQLite WAL, or PostgreSQL).
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import type { ServiceContext } from '../context.ts';
 import { migrateToLatest, openStore } from '../db/database.ts';
 import { isAppError } from '../errors.ts';
 import { listTokenActivity } from '../modules/activity/activity.service.ts';
+import { TOKEN_SCOPES } from '../modules/identity/scopes.ts';
 import { createToken, listTokens, revokeToken, tokenStatus } from '../modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail, setPassword } from '../modules/users/users.service.ts';
 import { createServiceContext } from '../services.ts';
@@ -20,7 +22,36 @@ const USAGE = `usage:
   flashdeck tokens create --user EMAIL --name NAME --scopes a,b [--expires-days 7|30|90|365]
   flashdeck tokens list --user EMAIL
   flashdeck tokens revoke TOKEN_ID
-  flashdeck tokens activity TOKEN_ID [--limit N]`;
+  flashdeck tokens activity TOKEN_ID [--limit N]
+  flashdeck --version | --help
+
+scopes: ${TOKEN_SCOPES.join(', ')}
+It works on the store the server uses: DATA_DIR (default ./data) or DATABASE_URL, as for npm start.`;
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const OPTIONS = {
+  user: { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-days': { type: 'string' },
+  limit: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const satisfies ParseArgsConfig['options'];
+
+type Parsed = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
+
+/** The command line, read before anything is opened; a mistake in it is a UsageError. */
+function parseCommandLine(argv: string[]): Parsed {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // parseArgs' own refusals (an unknown option) are TypeErrors with a code and a long hint.
+    const message = error instanceof Error ? error.message.replace(/\. To specify a positional argument.*$/s, '') : String(error);
+    throw new UsageError(`${message}\n${USAGE}`);
+  }
+}
 
 type Out = { stdout: (line: string) => void; stderr: (line: string) => void; stdin: () => Promise<string> };
 
@@ -36,26 +67,12 @@ function positional(list: string[], index: number, what: string): string {
   return value;
 }
 
-async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      user: { type: 'string' },
-      name: { type: 'string' },
-      scopes: { type: 'string' },
-      'expires-days': { type: 'string' },
-      limit: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const group = positionals.at(0);
-  const action = positionals.at(1);
-  const command = `${group ?? ''} ${action ?? ''}`.trim();
-  if (values.help || command === '') {
-    out.stdout(USAGE);
-    return;
-  }
+function commandOf(positionals: string[]): string {
+  return `${positionals.at(0) ?? ''} ${positionals.at(1) ?? ''}`.trim();
+}
+
+async function run(ctx: ServiceContext, { values, positionals }: Parsed, out: Out): Promise<void> {
+  const command = commandOf(positionals);
   switch (command) {
     case 'users add': {
       const user = await addUser(ctx, { email: positional(positionals, 2, 'EMAIL') });
@@ -124,13 +141,24 @@ async function run(ctx: ServiceContext, argv: string[], out: Out): Promise<void>
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   let store;
   try {
+    const parsed = parseCommandLine(argv);
+    if (parsed.values.version) {
+      process.stdout.write(`flashdeck ${VERSION}\n`);
+      return 0;
+    }
+    if (parsed.values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    // No command: the usage, as a mistake (stderr, exit 1), before any store is opened.
+    if (commandOf(parsed.positionals) === '') throw new UsageError(`a command is required\n${USAGE}`);
     const config = loadConfig(env);
     store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
     await migrateToLatest(store.db);
     const ctx = await createServiceContext({
       db: store.db, clock: systemClock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
     });
-    await run(ctx, argv, {
+    await run(ctx, parsed, {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stdin: readStdin,
       stderr: (line) => process.stderr.write(`${line}\n`),
@@ -163,7 +191,5 @@ async function readStdin(): Promise<string> {
 function describe(error: unknown): string {
   if (isAppError(error) && error.status < 500) return error.message;
   if (error instanceof UsageError || error instanceof ConfigError) return error.message;
-  // parseArgs' own refusals (an unknown option): TypeErrors with a code.
-  if (error instanceof Error && error.name === 'TypeError' && 'code' in error) return error.message;
   return `failed: ${error instanceof Error ? error.message : String(error)}`;
 }

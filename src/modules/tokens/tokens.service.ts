@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { continuationOf, keysetPage } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
-import { isScope, type Scope } from '../identity/scopes.ts';
+import { isScope, TOKEN_SCOPES, type Scope } from '../identity/scopes.ts';
 import { forgetToken } from './token-cache.ts';
 import { generatePat, hashToken } from './token-format.ts';
 import {
@@ -47,7 +47,7 @@ export async function createToken(ctx: ServiceContext, actor: Actor, input: Crea
   const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter((s) => s !== ''))];
   if (scopes.length === 0) throw invalid('scopes', 'at least one scope is required');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw invalid('scopes', `unknown scope: ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw invalid('scopes', `unknown scope: ${unknown.join(', ')} (the scopes are ${TOKEN_SCOPES.join(', ')})`);
   const days = input.expiresDays ?? DEFAULT_TOKEN_EXPIRY_DAYS;
   if (!(TOKEN_EXPIRY_DAYS as readonly number[]).includes(days)) {
     throw invalid('expiresDays', `expiry must be one of ${TOKEN_EXPIRY_DAYS.join(', ')} days`);
