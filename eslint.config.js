@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     ignores: [
-      'node_modules/', 'data/', '.tmp/', 'openapi.json', 'bench/results/',
+      'node_modules/', 'data/', '.tmp/', 'openapi.json', 'bench/results/', 'dist/',
     ],
   },
   js.configs.recommended,

@@ -16,7 +16,7 @@ import { againstCeiling, API, postgresAgainstSqlite, startCeilingFor, startDeckS
 import { goals, report, type Results } from './report.ts';
 import { benchReviews } from './reviews.ts';
 import { benchScale } from './scale.ts';
-import { postgresRedisUrls, ROOT, START_FLAGS, type Ceiling } from './servers.ts';
+import { postgresRedisUrls, ROOT, START_ENTRY, START_FLAGS, type Ceiling } from './servers.ts';
 import { soak, SOAK_MODE } from './soak.ts';
 import { CONNECTIONS, ROUNDS, SECONDS, THREADS, WARMUP_SECONDS } from './throughput.ts';
 import { findWrk, WRK_INSTALL_HINT, wrkVersion } from './wrk.ts';
@@ -114,7 +114,7 @@ async function main(): Promise<number> {
   const header = [
     `Flashdeck bench, ${at}; commit ${commit?.slice(0, 12) ?? 'unknown'}${dirty ? ' (with uncommitted changes)' : ''}`,
     `Node ${machine.node}, wrk ${machine.wrk ?? 'missing'}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}`,
-    `servers run as npm start does: node ${[...START_FLAGS, 'src/server.ts'].join(' ')}`,
+    `servers run as npm start does: node ${[...START_FLAGS, START_ENTRY].join(' ')}`,
     `load average (1, 5, 15 min) at start ${machine.loadAverageAtStart.join(' ')}, at end ${loadAverageAtEnd.join(' ')}: ` +
       'other work on the machine moves req/s; CPU per request moves less',
   ].join('\n');

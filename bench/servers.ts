@@ -3,7 +3,7 @@
 // PostgreSQL + Redis, which only adds a Redis key namespace), users and tokens made with the
 // `flashdeck` CLI, and the bare node:http ceiling (bench/ceiling.ts).
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -24,14 +24,26 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 export const NODE = process.execPath;
 
 /**
- * The Node flags of `npm start` (package.json's start script, `node <flags> src/server.ts`): the
- * bench runs the server as an operator does, V8's memory settings included (docs/performance.md).
+ * The Node flags and entry of `npm start` (package.json's start script, `exec node <flags> <entry>`):
+ * the bench runs the server as an operator does, V8's memory settings and the compiled build
+ * included (docs/performance.md).
  */
-export const START_FLAGS: string[] = (() => {
+const START_WORDS: string[] = (() => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
   const words = (pkg.scripts?.start ?? '').split(/\s+/).filter((w) => w !== '');
-  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
+  const node = words.indexOf('node');
+  return node < 0 ? [] : words.slice(node + 1);
 })();
+export const START_FLAGS: string[] = START_WORDS.filter((w) => w.startsWith('--'));
+/** `dist/server.js` (built by `npm run build`, which the bench runs when src/ is newer). */
+export const START_ENTRY: string = START_WORDS.find((w) => !w.startsWith('--')) ?? 'src/server.ts';
+
+/** Builds dist/ when the start script runs it and src/ changed since (the build's own check). */
+export function buildIfStale(): void {
+  if (!START_ENTRY.startsWith('dist/')) return;
+  const built = spawnSync(NODE, [path.join(ROOT, 'scripts', 'build.ts'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('the build of dist/ failed');
+}
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -89,6 +101,8 @@ export interface FlashdeckOptions {
   env?: Record<string, string>;
   /** Node flags for the server process (profiling). */
   nodeFlags?: string[];
+  /** The server's entry on SQLite (default: the start script's). */
+  entry?: string;
 }
 
 /**
@@ -106,7 +120,8 @@ export async function startFlashdeck(name: string, store: StoreChoice, options: 
     ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench/results/profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`]
     : [];
   const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
-  const entry = store.kind === 'sqlite' ? 'src/server.ts' : 'bench/server.ts';
+  if (options.entry === undefined && store.kind === 'sqlite') buildIfStale();
+  const entry = store.kind === 'sqlite' ? options.entry ?? START_ENTRY : 'bench/server.ts';
   const child = spawn(NODE, [...START_FLAGS, ...profile, ...extraFlags, ...(options.nodeFlags ?? []), path.join(ROOT, entry)], {
     cwd: ROOT,
     env: {

@@ -66,7 +66,7 @@ describe('npm start and SIGTERM', () => {
       assert.ok(await until(120_000, healthz), `the server did not start:\n${output}`);
       started = descendants(npm.pid ?? 0);
       // The Node process itself (a shell between npm and it would show the same words).
-      const server = started.find((pid) => /^\S*node \S.*src\/server\.ts/.test(commandOf(pid)));
+      const server = started.find((pid) => /^\S*node \S.*(?:src\/server\.ts|dist\/server\.js)/.test(commandOf(pid)));
       assert.ok(server !== undefined, `no server process under npm: ${started.map(commandOf).join(' | ')}`);
 
       process.kill(npm.pid ?? 0, 'SIGTERM');
