@@ -35,6 +35,17 @@ const START_WORDS: string[] = (() => {
   return node < 0 ? [] : words.slice(node + 1);
 })();
 export const START_FLAGS: string[] = START_WORDS.filter((w) => w.startsWith('--'));
+/** The variables the start script sets for the server (glibc's MALLOC_* settings). */
+export const START_ENV: Record<string, string> = (() => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const env: Record<string, string> = {};
+  for (const word of (pkg.scripts?.start ?? '').split(/\s+/)) {
+    const assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(word);
+    if (assignment === null) break;
+    env[assignment[1] ?? ''] = assignment[2] ?? '';
+  }
+  return env;
+})();
 /** `dist/server.js` (built by `npm run build`, which the bench runs when src/ is newer). */
 export const START_ENTRY: string = START_WORDS.find((w) => !w.startsWith('--')) ?? 'src/server.ts';
 
@@ -125,6 +136,7 @@ export async function startFlashdeck(name: string, store: StoreChoice, options: 
   const child = spawn(NODE, [...START_FLAGS, ...profile, ...extraFlags, ...(options.nodeFlags ?? []), path.join(ROOT, entry)], {
     cwd: ROOT,
     env: {
+      ...START_ENV,
       ...process.env,
       PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DECK_LIMIT: 'none',
       RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PER_DAY: '1000000000',

@@ -1,5 +1,30 @@
 // Process entry: config, build app, listen, graceful close.
+import { performance } from 'node:perf_hooks';
 import { ConfigError, loadConfig } from './config.ts';
+
+/**
+ * Gives memory back once a busy spell is over. V8 keeps its heap sized for the last allocation
+ * rate, and Node sends it no idle notification, so after a burst (imports, a hostile mix) RSS
+ * stayed where the burst left it (docs/deployment.md, "Memory"). Every 10 s: after a period in
+ * which the event loop was busy, the first quiet one (under 5 % busy) runs one full collection,
+ * which returns the emptied heap pages to the system. Only when the start script exposes gc.
+ */
+function returnMemoryWhenQuiet(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') return;
+  let mark = performance.eventLoopUtilization();
+  let busySinceCollection = false;
+  setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, mark).utilization;
+    mark = now;
+    if (busy > 0.05) busySinceCollection = true;
+    else if (busySinceCollection) {
+      busySinceCollection = false;
+      gc();
+    }
+  }, 10_000).unref();
+}
 
 async function main(): Promise<void> {
   let config;
@@ -30,6 +55,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
+  returnMemoryWhenQuiet();
 }
 
 main().catch((error: unknown) => {

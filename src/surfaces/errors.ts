@@ -83,7 +83,11 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 
 /** Logs what an operator must see: a backend away, or a fault of ours. */
 export function logFailure(request: FastifyRequest, error: unknown, appError: AppError): void {
-  if (appError.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: error }, 'backing service unavailable');
+  // A 503 a service chose (the password-hashing queue is full) is load shed as designed: a line
+  // per refused request would flood the log during the very burst it sheds.
+  if (appError.code === 'SERVICE_UNAVAILABLE') {
+    if (error !== appError) request.log.warn({ err: error }, 'backing service unavailable');
+  }
   else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
 }
 
