@@ -2,7 +2,7 @@
 // a shell's kill sends): the server drains and exits, and nothing is left listening. npm hands the
 // signal to its child only; the start script execs the server, so that child is the server.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { dropStore, storeEnvFor } from '../../helpers/backend.ts';
@@ -52,6 +52,9 @@ describe('npm start and SIGTERM', () => {
   });
 
   test('should drain and exit the server when npm start gets SIGTERM, leaving nothing listening', async () => {
+    // dist/ up to date first (npm start's prestart would build it too, inside the wait below).
+    const built = spawnSync(process.execPath, ['scripts/build.ts', '--if-stale'], { cwd: ROOT, stdio: 'ignore' });
+    assert.equal(built.status, 0, 'the build of dist/ failed');
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, ...storeEnvFor(dataDir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
     delete env.NODE_TEST_CONTEXT;
