@@ -13,13 +13,14 @@ import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
 import type { MetadataFetchOptions } from './modules/oauth/metadata-fetch.ts';
 import { purgeExpiredOauth } from './modules/oauth/oauth.service.ts';
 import { oauthVerifier } from './modules/oauth/oauth-verifier.ts';
+import { purgeUnreferencedMedia } from './modules/media/media.service.ts';
 import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
 import { systemPlugin } from './surfaces/system/system.surface.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail, type User } from './modules/users/users.service.ts';
 import { CARD_WRITE_LIMITS, Policy } from './policy/policy.ts';
-import { createServiceContext } from './services.ts';
+import { createServiceContext, mediaSettings } from './services.ts';
 import { openSharedStores, type SharedStores } from './stores/shared-stores.ts';
 import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.ts';
 import { clientErrors } from './surfaces/connections.ts';
@@ -27,6 +28,7 @@ import { frameworkErrors } from './surfaces/errors.ts';
 import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
 import { AuthorizationServer, OAUTH_PREFIX } from './surfaces/oauth/authorization-server.ts';
 import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
+import { MEDIA_PREFIX, mediaSurface } from './surfaces/media/media.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
 import { webSurface } from './surfaces/web/web.surface.ts';
 
@@ -78,6 +80,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   const services = await createServiceContext({
     db: store.db, clock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
     hashing: config.hashing,
+    media: mediaSettings(config),
     // Called only once serving: app exists by then.
     deckVersions: shared.versionBoard('deck', (error) => app.log.warn({ err: error }, 'deck version not published; other instances ask the database')),
   });
@@ -142,6 +145,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     registrationLimits: { perMinute: config.oauthRegistrationsPerMinute, perDay: config.oauthRegistrationsPerDay },
   });
   await app.register(mcpSurface, { prefix: MCP_PREFIX, ctx: services, policy, apiRoutes: api.routes, allowedOrigins: config.mcpAllowedOrigins });
+  await app.register(mediaSurface, { prefix: MEDIA_PREFIX, ctx: services });
   // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
   await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });
   await app.register(systemPlugin, {
@@ -154,6 +158,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     void purgeExpiredKeys(services).catch(() => {});
     void purgeExpiredOauth(services).catch(() => {});
     void purgeIdleSessions(services).catch(() => {});
+    void purgeUnreferencedMedia(services).catch((error: unknown) => app.log.error({ err: error }, 'media purge failed'));
   }, 3_600_000);
   purgeTimer.unref();
   app.addHook('onClose', async () => {

@@ -32,6 +32,12 @@ export interface Config {
   readonly timeouts: Timeouts;
   /** MCP_ALLOWED_ORIGINS: browser origins besides PUBLIC_URL's that may call /mcp (DECISIONS "MCP"). */
   readonly mcpAllowedOrigins: readonly string[];
+  /** Images per user (POST /media, Anki packages), in bytes: MEDIA_QUOTA_BYTES, default 200 MiB. */
+  readonly mediaQuotaBytes: number;
+  /** Media no deck refers to is removed after this many hours: MEDIA_GRACE_HOURS, default 24. */
+  readonly mediaGraceHours: number;
+  /** Largest Anki package POST /decks/import/apkg takes, in bytes: APKG_LIMIT_BYTES, default 128 MiB. */
+  readonly apkgLimitBytes: number;
 }
 
 export interface Timeouts {
@@ -144,7 +150,11 @@ export function loadConfig(env: Env = process.env): Config {
     concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
     queue: integer(env, 'PASSWORD_HASH_QUEUE', 16, 0, 10_000),
   });
+  const mediaQuotaBytes = integer(env, 'MEDIA_QUOTA_BYTES', 200 * 1024 * 1024, 0, 1024 ** 4);
+  const mediaGraceHours = integer(env, 'MEDIA_GRACE_HOURS', 24, 0, 24 * 365);
+  const apkgLimitBytes = integer(env, 'APKG_LIMIT_BYTES', 128 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   return Object.freeze({
+    mediaQuotaBytes, mediaGraceHours, apkgLimitBytes,
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
     deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
     oauthRegistrationsPerMinute, oauthRegistrationsPerDay, signUpAttemptsPerHour, hashing, timeouts, mcpAllowedOrigins,

@@ -29,6 +29,15 @@ export interface ServiceContext {
   readonly deckVersions: VersionBoard;
   /** Password hashing with bounded concurrency (32 MiB per running hash). */
   readonly passwords: PasswordHasher;
+  /** The operator's media settings (modules/media). */
+  readonly media: MediaSettings;
+}
+
+export interface MediaSettings {
+  /** Bytes of images one user may own. */
+  readonly quotaBytes: number;
+  /** How long media no deck refers to is kept before the purge removes it. */
+  readonly graceMs: number;
 }
 
 /** Runs last inside a write's transaction, with its result (the idempotency record goes here). */

@@ -1,6 +1,6 @@
 // The ServiceContext of a store, for the app (buildApp) and the CLI alike.
 import type { Clock } from './clock.ts';
-import type { ServiceContext } from './context.ts';
+import type { MediaSettings, ServiceContext } from './context.ts';
 import type { Db } from './db/database.ts';
 import { getOrCreateSecret } from './modules/system/settings.repository.ts';
 import { PasswordHasher, type HashingLimits } from './modules/users/password.ts';
@@ -18,6 +18,15 @@ export interface ServiceContextOptions {
   deckVersions?: VersionBoard;
   /** PASSWORD_HASH_CONCURRENCY and PASSWORD_HASH_QUEUE (defaults: DEFAULT_HASHING). */
   hashing?: HashingLimits;
+  /** MEDIA_QUOTA_BYTES and MEDIA_GRACE_HOURS (defaults: 200 MiB, 24 hours). */
+  media?: MediaSettings;
+}
+
+export const DEFAULT_MEDIA_SETTINGS: MediaSettings = Object.freeze({ quotaBytes: 200 * 1024 * 1024, graceMs: 24 * 3_600_000 });
+
+/** The media settings of a Config. */
+export function mediaSettings(config: { mediaQuotaBytes: number; mediaGraceHours: number }): MediaSettings {
+  return { quotaBytes: config.mediaQuotaBytes, graceMs: config.mediaGraceHours * 3_600_000 };
 }
 
 export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {
@@ -34,5 +43,6 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
     deckBodies: new BodyCache(),
     deckVersions: options.deckVersions ?? databaseOnlyVersions,
     passwords: new PasswordHasher(options.hashing),
+    media: options.media ?? DEFAULT_MEDIA_SETTINGS,
   };
 }

@@ -11,7 +11,7 @@ import { listTokenActivity } from '../modules/activity/activity.service.ts';
 import { TOKEN_SCOPES } from '../modules/identity/scopes.ts';
 import { createToken, listTokens, revokeToken, tokenStatus } from '../modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail, setPassword } from '../modules/users/users.service.ts';
-import { createServiceContext } from '../services.ts';
+import { createServiceContext, mediaSettings } from '../services.ts';
 
 /** A mistake in the command line itself: printed as one line on stderr, exit code 1. */
 class UsageError extends Error {}
@@ -157,6 +157,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await migrateToLatest(store.db);
     const ctx = await createServiceContext({
       db: store.db, clock: systemClock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
+      media: mediaSettings(config),
     });
     await run(ctx, parsed, {
       stdout: (line) => process.stdout.write(`${line}\n`),

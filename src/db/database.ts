@@ -12,6 +12,7 @@ import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-reviews.ts';
 import * as m0003 from './migrations/0003-accounts.ts';
 import * as m0004 from './migrations/0004-oauth.ts';
+import * as m0006 from './migrations/0006-media.ts';
 
 export type Db = Kysely<Database>;
 
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-reviews': m0002,
   '0003-accounts': m0003,
   '0004-oauth': m0004,
+  '0006-media': m0006,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -22,6 +22,11 @@ export function textType(db: AnyKysely): 'text' | RawBuilder<unknown> {
   return isPostgres(db) ? sql`text collate "C"` : 'text';
 }
 
+/** The column type for bytes: SQLite's blob, PostgreSQL's bytea (both read back as a Buffer). */
+export function blobType(db: AnyKysely): 'blob' | 'bytea' {
+  return isPostgres(db) ? 'bytea' : 'blob';
+}
+
 /**
  * Inserts a batch of rows. On SQLite, one single-row INSERT, compiled by Kysely once and prepared
  * once, run for each row (runPerRow) in the caller's transaction, or else in one transaction for

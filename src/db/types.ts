@@ -139,6 +139,25 @@ export interface WebSessionsTable {
   seen_at: string;
 }
 
+/** An image, stored once per content hash (modules/media). */
+export interface MediaBlobsTable {
+  hash: string;
+  content_type: string;
+  bytes: number;
+  width: number;
+  height: number;
+  data: Buffer;
+  created_at: string;
+}
+
+/** Who brought an image (their quota); unreferenced_since set by the purge (modules/media). */
+export interface MediaOwnersTable {
+  user_id: string;
+  hash: string;
+  created_at: string;
+  unreferenced_since: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -152,4 +171,6 @@ export interface Database {
   card_schedules: CardSchedulesTable;
   oauth_entities: OauthEntitiesTable;
   web_sessions: WebSessionsTable;
+  media_blobs: MediaBlobsTable;
+  media_owners: MediaOwnersTable;
 }

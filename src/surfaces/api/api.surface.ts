@@ -10,6 +10,7 @@ import type { Api, RouteModule } from '../http.ts';
 import { cardsRoutes } from './routes/cards.ts';
 import { deckImportRoutes } from './routes/deck-import.ts';
 import { decksRoutes } from './routes/decks.ts';
+import { mediaRoutes } from './routes/media.ts';
 import { OAUTH_SCOPES, type Scope } from '../../modules/identity/scopes.ts';
 import { reviewsRoutes } from './routes/reviews.ts';
 import { whoamiRoutes } from './routes/whoami.ts';
@@ -28,7 +29,7 @@ import { routePolicy } from './route-policy.ts';
 export const API_PREFIX = '/api/v1';
 export const API_PLUGIN = 'flashdeck-api';
 
-const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes];
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes];
 
 /** The API as an OAuth protected resource (RFC 9728): its metadata document and where it is served. */
 export interface ApiResource {
@@ -85,7 +86,11 @@ export function apiSurface(): ApiSurface {
   const plugin = fp<ApiSurfaceOptions>(async (instance, { ctx, policy }) => {
     const api: Api = instance.withTypeProvider<TypeBoxTypeProvider>();
     scope = api;
-    api.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object));
+    api.setValidatorCompiler(({ schema, httpPart }) => {
+      // Bytes (an image, an Anki package) are checked by their route's service, not by a schema.
+      if (httpPart === 'body' && (schema as { format?: unknown }).format === 'binary') return () => true;
+      return (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object);
+    });
     // Measured: plain JSON.stringify beats compiled response serializers on our payloads, and
     // mappers already produce exact shapes (responses are checked against the OpenAPI document in tests).
     api.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -1,4 +1,5 @@
-// The API's bodies: JSON everywhere, deck markdown where a route accepts it (`config.accepts`).
+// The API's bodies: JSON everywhere; deck markdown and CSV text, images and Anki packages (bytes)
+// where a route accepts them (`config.accepts`).
 // Registered inside the API's scope only: a form post to another surface never meets them.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
@@ -20,7 +21,16 @@ function utf8Text(body: Buffer): string {
   }
 }
 
-function mediaType(header: string | undefined): string | null {
+/** Bodies read as UTF-8 text. */
+const TEXT_TYPES = ['text/markdown', 'text/csv'] as const;
+
+/** Bodies kept as bytes: images (POST /media) and Anki packages (POST /decks/import/apkg). */
+export const BINARY_TYPES = [
+  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
+  'application/octet-stream', 'application/zip', 'application/apkg',
+];
+
+export function mediaType(header: string | undefined): string | null {
   if (!header) return null;
   return (header.split(';')[0] ?? '').trim().toLowerCase();
 }
@@ -52,12 +62,18 @@ export function registerApiContentTypes(app: Api): void {
       done(error as AppError, undefined);
     }
   });
-  app.addContentTypeParser('text/markdown', { parseAs: 'buffer' }, (_request, body, done) => {
-    try {
-      done(null, utf8Text(body as Buffer));
-    } catch (error) {
-      done(error as AppError, undefined);
-    }
+  for (const type of TEXT_TYPES) {
+    app.addContentTypeParser(type, { parseAs: 'buffer' }, (_request, body, done) => {
+      try {
+        done(null, utf8Text(body as Buffer));
+      } catch (error) {
+        done(error as AppError, undefined);
+      }
+    });
+  }
+  // Bytes, as sent: the route reads what they are (an image's type from its signature).
+  app.addContentTypeParser(BINARY_TYPES, { parseAs: 'buffer' }, (_request, body, done) => {
+    done(null, body);
   });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -70,7 +86,8 @@ export function registerApiContentTypes(app: Api): void {
 
 /** A body must be there where the route needs one, and be of a media type the route accepts. */
 async function checkBody(request: FastifyRequest, required: boolean, accepts: readonly string[]): Promise<void> {
-  const empty = request.body === undefined || request.body === null || request.body === '';
+  const { body } = request;
+  const empty = body === undefined || body === null || body === '' || (Buffer.isBuffer(body) && body.length === 0);
   if (empty) {
     if (required) throw new AppError('BAD_REQUEST', 'The request body is empty');
     return;
