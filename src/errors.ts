@@ -9,7 +9,7 @@ export const ERROR_CATALOG = {
   SCHEMA_INVALID: { status: 400, description: 'JSON body fails validation; details.field names the offending field path' },
   TOO_MANY_CARDS: { status: 400, description: 'More than 250 cards in the body, or the deck would exceed 250 cards' },
   CSV_TOO_MANY_COLUMNS: { status: 400, description: 'A CSV record has more columns than the import reads (100); details.line names it' },
-  CSV_UNCLOSED_QUOTE: { status: 400, description: 'A quoted CSV field is never closed; details.line names the line it opens on' },
+  CSV_UNCLOSED_QUOTE: { status: 400, description: 'A quoted CSV field is never closed; details.line names the line its record starts on' },
   IMAGE_TYPE_MISMATCH: { status: 400, description: "The image's bytes are of another type than its Content-Type says; details.detected names what they are" },
   IMAGE_UNREADABLE: { status: 400, description: "The image's header cannot be read (truncated or corrupt)" },
   ZIP_INVALID: { status: 400, description: 'The package is not a zip file, or the zip is corrupt or truncated' },

@@ -42,7 +42,9 @@ function sortKeys(value: unknown, depth: number): unknown {
  * parameter order never make the same request a conflict. Every surface hashes through this.
  */
 export function requestHash(method: string, route: string, params: unknown, query: unknown, body: unknown): string {
-  const parts = [method, route, params ?? {}, query ?? {}, typeof body === 'string' ? { markdown: body } : body ?? null];
+  // Bytes (an Anki package) are hashed as bytes, not as a JSON array of numbers.
+  const content = Buffer.isBuffer(body) ? { sha256: createHash('sha256').update(body).digest('base64url') } : body;
+  const parts = [method, route, params ?? {}, query ?? {}, typeof content === 'string' ? { markdown: content } : content ?? null];
   return createHash('sha256').update(canonicalJson(parts)).digest('base64url');
 }
 

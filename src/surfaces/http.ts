@@ -46,21 +46,36 @@ export const RESPONSE_COMPRESSION: FastifyCompressOptions = {
   threshold: 1024,
 };
 
-/** Picks JSON or markdown by the Accept header's q-values; JSON wins ties and absent headers. */
-export function prefersMarkdown(accept: string | undefined): boolean {
-  if (!accept) return false;
+/** How a deck can be read: JSON (the default), deck markdown or CSV (extensions). */
+export type DeckRepresentation = 'json' | 'markdown' | 'csv';
+
+/**
+ * Picks a deck's representation by the Accept header's q-values; JSON wins ties and absent
+ * headers, then markdown, then CSV.
+ */
+export function deckRepresentation(accept: string | undefined): DeckRepresentation {
+  if (!accept) return 'json';
   let json = -1;
   let markdown = -1;
+  let csv = -1;
   for (const part of accept.split(',')) {
     const [range, ...params] = part.trim().toLowerCase().split(';');
     const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     const q = qParam ? Number(qParam.slice(2)) : 1;
     if (!Number.isFinite(q)) continue;
     if (range === 'text/markdown') markdown = Math.max(markdown, q);
+    else if (range === 'text/csv') csv = Math.max(csv, q);
     else if (range === 'application/json') json = Math.max(json, q);
     else if (range === '*/*' || range === 'application/*') json = Math.max(json, q * 0.999);
   }
-  return markdown > 0 && markdown > json;
+  if (markdown > 0 && markdown > json && markdown >= csv) return 'markdown';
+  if (csv > 0 && csv > json) return 'csv';
+  return 'json';
+}
+
+/** Whether the Accept header asks for deck markdown over JSON. */
+export function prefersMarkdown(accept: string | undefined): boolean {
+  return deckRepresentation(accept) === 'markdown';
 }
 
 /**

@@ -1,5 +1,5 @@
-// POST /decks/import: JSON or markdown in, one deck out. Markdown is parsed into the JSON body
-// shape first, so both formats go through the same validation, normalisation and writes.
+// POST /decks/import: JSON, markdown or CSV in, one deck out. Markdown and CSV are parsed into the
+// JSON body shape first, so every format goes through the same validation, normalisation and writes.
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -15,9 +15,21 @@ import {
 } from '../decks/decks.repository.ts';
 import { ImportBodySchema, type ImportBody, type ImportResult, type ImportWarning } from '../decks/decks.schemas.ts';
 import { deleteSchedules } from '../reviews/reviews.repository.ts';
+import { parseDeckCsv } from './deck-csv.ts';
 import { parseDeckMarkdown } from './deck-markdown.ts';
 
-export type ImportSource = { format: 'json'; body: ImportBody } | { format: 'markdown'; text: string };
+function deckFieldsOf(deck: DeckRecord): DeckFields {
+  return { title: deck.title, description: deck.description, lang: deck.lang, visibility: deck.visibility, tags: deck.tags, thumbnail: deck.thumbnail };
+}
+
+export type ImportSource =
+  | { format: 'json'; body: ImportBody }
+  | { format: 'markdown'; text: string }
+  /** Cards only: `title` and `lang` name a new deck (an update keeps the deck's own metadata). */
+  | { format: 'csv'; text: string; title?: string | undefined; lang?: string | undefined };
+
+/** A new deck from CSV without a `title`. */
+export const CSV_DEFAULT_TITLE = 'Imported deck';
 
 export interface ImportRequest {
   source: ImportSource;
@@ -26,24 +38,38 @@ export interface ImportRequest {
   ifMatch?: string;
 }
 
-interface PreparedImport {
+export interface PreparedImport {
   fields: DeckFields;
+  /** The source carries no deck metadata (CSV): an update keeps the deck's. */
+  cardsOnly: boolean;
   contents: string[];
   warnings: ImportWarning[];
 }
 
-function prepare(source: ImportSource): PreparedImport {
-  const body = source.format === 'json'
-    ? source.body
-    : assertBody(ImportBodySchema, parseDeckMarkdown(source.text));
+async function bodyOf(source: ImportSource, mode: 'create' | 'update', warnings: ImportWarning[]): Promise<ImportBody> {
+  if (source.format === 'json') return source.body;
+  if (source.format === 'markdown') return assertBody(ImportBodySchema, parseDeckMarkdown(source.text));
+  const csv = await parseDeckCsv(source.text);
+  warnings.push(...csv.warnings);
+  if (source.title === undefined && mode === 'create') warnings.push({ code: 'TITLE_DEFAULTED', message: `No title was given; the deck is called "${CSV_DEFAULT_TITLE}"` });
+  return assertBody(ImportBodySchema, { deck: { title: source.title ?? CSV_DEFAULT_TITLE, lang: source.lang ?? 'en' }, cards: csv.cards });
+}
+
+async function prepare(source: ImportSource, mode: 'create' | 'update'): Promise<PreparedImport> {
   const warnings: ImportWarning[] = [];
+  const body = await bodyOf(source, mode, warnings);
+  return prepareBody(body, source.format === 'csv', warnings);
+}
+
+/** An import body validated, normalised and serialised: what the writes need. */
+export function prepareBody(body: ImportBody, cardsOnly: boolean, warnings: ImportWarning[] = []): PreparedImport {
   const fields = deckFieldsFromMeta(body.deck, warnings);
   const contents = body.cards.map((card, i) => {
     const { content, warnings: cardWarnings } = normaliseCard(card, `cards[${i}]`, i);
     warnings.push(...cardWarnings);
     return serialiseContent(content);
   });
-  return { fields, contents, warnings };
+  return { fields, cardsOnly, contents, warnings };
 }
 
 function result(ctx: ServiceContext, deck: DeckRecord, mode: 'create' | 'update', warnings: ImportWarning[]): ImportResult {
@@ -62,7 +88,7 @@ function result(ctx: ServiceContext, deck: DeckRecord, mode: 'create' | 'update'
 export async function importDeck(
   ctx: ServiceContext, actor: Actor, request: ImportRequest, beforeCommit?: BeforeCommit<ImportResult>,
 ): Promise<ImportResult> {
-  const prepared = prepare(request.source);
+  const prepared = await prepare(request.source, request.mode);
   if (request.mode === 'create') {
     return createDeck(ctx, actor, {
       fields: prepared.fields,
@@ -110,12 +136,13 @@ async function replaceDeck(
       const existing = await listCards(trx, deck.id);
       const next = matchCards(existing, prepared.contents);
       const finish = (written: DeckRecord) => result(ctx, written, 'update', prepared.warnings);
-      const unchanged = sameDeckFields(prepared.fields, deck)
+      const fields = prepared.cardsOnly ? deckFieldsOf(deck) : prepared.fields;
+      const unchanged = sameDeckFields(fields, deck)
         && next.length === existing.length
         && next.every((c, i) => c.id === existing[i]?.id && c.data === existing[i]?.data);
       if (unchanged) return { columns: null, result: finish };
       return {
-        columns: { ...prepared.fields, cardCount: next.length },
+        columns: { ...fields, cardCount: next.length },
         apply: async (tx, written) => {
           await deleteCardsOfDeck(tx, written.id);
           await insertCards(tx, written.id, next, contentHash);

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { addRouteHook, principalOf, sendJson, soleHeader, type Api, type IdempotentReply } from '../http.ts';
 import { requestHash, storedBody } from '../../policy/idempotency.ts';
 import type { Policy } from '../../policy/policy.ts';
+import { mediaType } from './content-types.ts';
 
 export function bindIdempotentRoutes(api: Api): void {
   api.addHook('onRoute', (route) => {
@@ -17,9 +18,15 @@ export function bindIdempotentRoutes(api: Api): void {
       const key = soleHeader(request.raw, 'idempotency-key');
       request.idempotentCall = key === undefined
         ? null
-        : { operation, key, requestHash: requestHash(request.method, url, request.params, request.query, request.body) };
+        : { operation, key, requestHash: requestHash(request.method, url, request.params, request.query, hashedBody(request)) };
     });
   });
+}
+
+/** The body as the request hash sees it: CSV text is not the markdown document with the same text. */
+function hashedBody(request: FastifyRequest): unknown {
+  const { body } = request;
+  return typeof body === 'string' && mediaType(request.headers['content-type']) === 'text/csv' ? { csv: body } : body;
 }
 
 /** The routes' IdempotentReply (src/http.ts): the key is echoed in the body as `idempotencyKey`. */

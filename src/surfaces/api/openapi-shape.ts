@@ -52,16 +52,17 @@ function referenceNamed(node: unknown, byText: Map<string, string>, depth = 0): 
 }
 
 /**
- * A 200 served as JSON or as markdown by Accept: generated clients would type its data as
- * `Deck | string`. The JSON stays the documented content; the markdown moves to
- * `x-alternative-content` (served by Accept, and documented for typing on a path of its own).
+ * A 200 served as JSON or as markdown or CSV by Accept: generated clients would type its data as
+ * `Deck | string`. The JSON stays the documented content; the text types move to
+ * `x-alternative-content` (served by Accept, and documented for typing on a path of their own).
  */
 function alternativeContent(response: Json | undefined): void {
   const content = response?.content as Record<string, unknown> | undefined;
-  if (response === undefined || content === undefined || !('application/json' in content) || !('text/markdown' in content)) return;
-  const { 'text/markdown': markdown, ...rest } = content;
-  response.content = rest;
-  response['x-alternative-content'] = { 'text/markdown': markdown };
+  if (response === undefined || content === undefined || !('application/json' in content)) return;
+  const alternatives = Object.entries(content).filter(([type]) => type !== 'application/json');
+  if (alternatives.length === 0) return;
+  response.content = { 'application/json': content['application/json'] };
+  response['x-alternative-content'] = Object.fromEntries(alternatives);
 }
 
 export interface OperationFacts {

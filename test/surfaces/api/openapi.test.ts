@@ -125,13 +125,14 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  test('should document the markdown variants of GET /decks/{deckId} and POST /decks/import', () => {
+  test('should document the markdown and CSV variants of GET /decks/{deckId} and POST /decks/import', () => {
     const getDeck = doc.paths['/decks/{deckId}'].get;
     assert.deepEqual(Object.keys(getDeck.responses['200']?.content ?? {}), ['application/json'], 'GET deck 200 typed as JSON');
     assert.ok((getDeck.responses['200'] as Record<string, any>)['x-alternative-content']?.['text/markdown'], 'GET deck 200 text/markdown by Accept');
+    assert.ok((getDeck.responses['200'] as Record<string, any>)['x-alternative-content']?.['text/csv'], 'GET deck 200 text/csv by Accept');
     assert.ok(doc.paths['/decks/{deckId}/markdown']?.get?.responses['200']?.content?.['text/markdown'], 'GET deck markdown 200 text/markdown');
     const importDeck = doc.paths['/decks/import'].post as unknown as { requestBody: { content: Record<string, unknown> } };
-    assert.deepEqual(Object.keys(importDeck.requestBody.content).sort(), ['application/json', 'text/markdown']);
+    assert.deepEqual(Object.keys(importDeck.requestBody.content).sort(), ['application/json', 'text/csv', 'text/markdown']);
   });
 
   test('should require a token everywhere but on /openapi.json, naming each operation\'s scope as OAuth2 and bearer scopes', () => {

@@ -74,7 +74,7 @@ describe('MCP tools', () => {
     assert.deepEqual(byName.get('get_deck')?.inputSchema.required, ['deckId']);
     assert.equal(byName.get('list_decks')?.inputSchema.required, undefined, 'limit has a default, token is optional');
     assert.deepEqual(Object.keys(byName.get('import_deck')?.inputSchema.properties ?? {}).sort(),
-      ['cards', 'deck', 'idempotencyKey', 'ifMatch', 'markdown', 'mode', 'targetDeckId']);
+      ['cards', 'deck', 'idempotencyKey', 'ifMatch', 'lang', 'markdown', 'mode', 'targetDeckId', 'title']);
     assert.match(byName.get('append_cards')?.description ?? '', /reuse the same key/);
     assert.match(byName.get('update_card')?.description ?? '', /VERSION_MISMATCH/);
     assert.match(byName.get('import_deck')?.description ?? '', /about 80 characters/);

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { notModified, prefersMarkdown, principalOf, sendJson, type RouteModule } from '../../http.ts';
+import { deckRepresentation, notModified, principalOf, sendJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { PathId } from '../../../schemas/common.ts';
+import { exportDeckCsv } from '../../../modules/deck-import/deck-csv.ts';
 import { exportDeckMarkdown } from '../../../modules/deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from '../../../modules/decks/decks.schemas.ts';
 import { isPromise } from '../../../promise.ts';
@@ -17,9 +18,11 @@ function sendDeckBody(request: FastifyRequest, reply: FastifyReply, deck: DeckBo
 }
 
 export const decksRoutes: RouteModule = (app, { ctx }) => {
-  const markdownRead = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const textRead = async (request: FastifyRequest, reply: FastifyReply, as: 'markdown' | 'csv'): Promise<void> => {
     const deck = await getDeckDetail(ctx, principalOf(request), { deckId: (request.params as { deckId: string }).deckId });
-    if (!notModified(request, reply, deck.version)) reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
+    if (notModified(request, reply, deck.version)) return;
+    if (as === 'markdown') reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
+    else reply.type('text/csv; charset=utf-8; header=present').send(exportDeckCsv(deck));
   };
 
   // The deck's published version is read with the call's admission (one Redis round trip).
@@ -60,7 +63,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       operationId: 'getDeck',
       tags: ['decks'],
       summary: 'Read a deck with its complete card set',
-      description: 'With `Accept: text/markdown` (extension) the deck comes back as a deck markdown document that imports back to the same deck.',
+      description: 'With `Accept: text/markdown` (extension) the deck comes back as a deck markdown document that imports back to the same deck; with `Accept: text/csv` (extension) as CSV with a header row (front, back, tags, frontType, backType), which imports back to the same cards\' text, tags and content types. `GET /decks/{deckId}/apkg` exports it as an Anki package.',
       params: DeckIdParams,
       response: {
         200: {
@@ -68,6 +71,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
           content: {
             'application/json': { schema: DeckDetailSchema },
             'text/markdown': { schema: Type.String({ description: 'Deck markdown document' }) },
+            'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV: a header row, then one card a row' }) },
           },
         },
         ...errorResponses(DECK_ERRORS),
@@ -76,7 +80,8 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
   }, (request, reply) => {
     // A promise here settles once the response is written: it adopts the reply, a thenable that
     // resolves (to nothing) when the response has finished.
-    if (prefersMarkdown(request.headers.accept)) return markdownRead(request, reply).then(() => reply) as Promise<void>;
+    const as = deckRepresentation(request.headers.accept);
+    if (as !== 'json') return textRead(request, reply, as).then(() => reply) as Promise<void>;
     const published = ctx.deckVersions.versionOf(request.params.deckId, request.reads?.[0] ?? null);
     const read = readDeckBody(ctx, principalOf(request), { deckId: request.params.deckId, published });
     // A held body is sent at once: the handler returns nothing, as Fastify expects of a handler that
@@ -103,6 +108,24 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
     const deck = await getDeckDetail(ctx, principalOf(request), { deckId: request.params.deckId });
     if (notModified(request, reply, deck.version)) return reply;
     return reply.type('text/markdown; charset=utf-8').send(exportDeckMarkdown(deck));
+  });
+
+  app.get('/decks/:deckId/csv', {
+    config: { auth: { scope: 'decks:read' } },
+    schema: {
+      operationId: 'exportDeckCsv',
+      tags: ['decks'],
+      summary: 'Export a deck as CSV (extension)',
+      description: 'The same CSV as `GET /decks/{deckId}` with `Accept: text/csv`, on a path of its own so generated clients type it as text: a header row (front, back, tags, frontType, backType), then one card a row. Importing it gives back those fields of every card.',
+      params: DeckIdParams,
+      response: {
+        200: { description: 'The deck as CSV', content: { 'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV' }) } } },
+        ...errorResponses(DECK_ERRORS),
+      },
+    },
+  }, async (request, reply) => {
+    await textRead(request, reply, 'csv');
+    return reply;
   });
 
   app.patch('/decks/:deckId', {

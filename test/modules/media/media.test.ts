@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { purgeUnreferencedMedia } from '../../src/modules/media/media.service.ts';
-import { SVG, gif, jpegHeader, noisyPng, png } from '../helpers/images.ts';
-import { mediaRows } from '../helpers/media-rows.ts';
-import { manualClock, startServerWithUser, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { purgeUnreferencedMedia } from '../../../src/modules/media/media.service.ts';
+import { SVG, gif, jpegHeader, noisyPng, png } from '../../helpers/images.ts';
+import { mediaRows } from '../../helpers/media-rows.ts';
+import { manualClock, startServerWithUser, type ApiResponse, type TestServer } from '../../helpers/server.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
