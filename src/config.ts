@@ -38,6 +38,8 @@ export interface Config {
   readonly mediaGraceHours: number;
   /** Largest Anki package POST /decks/import/apkg takes, in bytes: APKG_LIMIT_BYTES, default 128 MiB. */
   readonly apkgLimitBytes: number;
+  /** How long reading an Anki package may take, in milliseconds: APKG_TIME_LIMIT_MS, default 60 s. */
+  readonly apkgTimeLimitMs: number;
 }
 
 export interface Timeouts {
@@ -153,8 +155,9 @@ export function loadConfig(env: Env = process.env): Config {
   const mediaQuotaBytes = integer(env, 'MEDIA_QUOTA_BYTES', 200 * 1024 * 1024, 0, 1024 ** 4);
   const mediaGraceHours = integer(env, 'MEDIA_GRACE_HOURS', 24, 0, 24 * 365);
   const apkgLimitBytes = integer(env, 'APKG_LIMIT_BYTES', 128 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const apkgTimeLimitMs = integer(env, 'APKG_TIME_LIMIT_MS', 60_000, 100, 3_600_000);
   return Object.freeze({
-    mediaQuotaBytes, mediaGraceHours, apkgLimitBytes,
+    mediaQuotaBytes, mediaGraceHours, apkgLimitBytes, apkgTimeLimitMs,
     port, host, publicUrl, dataDir, databaseUrl, redisUrl, rateLimitPerMinute, rateLimitPerDay,
     deckLimit, bodyLimitBytes, failedAuthPerMinute, tokenHashKey, logLevel, trustProxy, signup, signInAttemptsPerMinute,
     oauthRegistrationsPerMinute, oauthRegistrationsPerDay, signUpAttemptsPerHour, hashing, timeouts, mcpAllowedOrigins,

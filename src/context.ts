@@ -38,6 +38,10 @@ export interface MediaSettings {
   readonly quotaBytes: number;
   /** How long media no deck refers to is kept before the purge removes it. */
   readonly graceMs: number;
+  /** Largest Anki package taken, in bytes. */
+  readonly apkgLimitBytes: number;
+  /** How long reading an Anki package may take. */
+  readonly apkgTimeLimitMs: number;
 }
 
 /** Runs last inside a write's transaction, with its result (the idempotency record goes here). */

@@ -1,5 +1,6 @@
 // The ServiceContext of a store, for the app (buildApp) and the CLI alike.
 import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
 import type { MediaSettings, ServiceContext } from './context.ts';
 import type { Db } from './db/database.ts';
 import { getOrCreateSecret } from './modules/system/settings.repository.ts';
@@ -22,11 +23,16 @@ export interface ServiceContextOptions {
   media?: MediaSettings;
 }
 
-export const DEFAULT_MEDIA_SETTINGS: MediaSettings = Object.freeze({ quotaBytes: 200 * 1024 * 1024, graceMs: 24 * 3_600_000 });
+export const DEFAULT_MEDIA_SETTINGS: MediaSettings = Object.freeze({
+  quotaBytes: 200 * 1024 * 1024, graceMs: 24 * 3_600_000, apkgLimitBytes: 128 * 1024 * 1024, apkgTimeLimitMs: 60_000,
+});
 
-/** The media settings of a Config. */
-export function mediaSettings(config: { mediaQuotaBytes: number; mediaGraceHours: number }): MediaSettings {
-  return { quotaBytes: config.mediaQuotaBytes, graceMs: config.mediaGraceHours * 3_600_000 };
+/** The media and package settings of a Config. */
+export function mediaSettings(config: Pick<Config, 'mediaQuotaBytes' | 'mediaGraceHours' | 'apkgLimitBytes' | 'apkgTimeLimitMs'>): MediaSettings {
+  return {
+    quotaBytes: config.mediaQuotaBytes, graceMs: config.mediaGraceHours * 3_600_000,
+    apkgLimitBytes: config.apkgLimitBytes, apkgTimeLimitMs: config.apkgTimeLimitMs,
+  };
 }
 
 export async function createServiceContext(options: ServiceContextOptions): Promise<ServiceContext> {

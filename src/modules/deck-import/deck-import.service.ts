@@ -1,6 +1,7 @@
 // POST /decks/import: JSON, markdown or CSV in, one deck out. Markdown and CSV are parsed into the
 // JSON body shape first, so every format goes through the same validation, normalisation and writes.
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
+import type { Db } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { assertBody } from '../../validation.ts';
@@ -8,7 +9,7 @@ import { contentHash } from '../cards/card-hash.ts';
 import { normaliseCard, serialiseContent } from '../cards/card-content.ts';
 import type { Actor } from '../identity/principal.ts';
 import { deckFieldsFromMeta, sameDeckFields } from '../decks/deck-fields.ts';
-import { createDeck, writeDeck } from '../decks/deck-write.ts';
+import { createDeck, createDeckIn, writeDeck, type NewDeck } from '../decks/deck-write.ts';
 import { deckUrls } from '../decks/decks.mappers.ts';
 import {
   deleteCardsOfDeck, insertCards, listCards, type DeckFields, type DeckRecord, type StoredCard,
@@ -85,19 +86,26 @@ function result(ctx: ServiceContext, deck: DeckRecord, mode: 'create' | 'update'
   };
 }
 
+function newDeck(ctx: ServiceContext, prepared: PreparedImport, beforeCommit?: BeforeCommit<ImportResult>): NewDeck<ImportResult> {
+  return {
+    fields: prepared.fields,
+    cardCount: prepared.contents.length,
+    apply: (trx, deck) => insertCards(trx, deck.id, prepared.contents.map((data, i) => ({ id: newId('crd'), position: i, data })), contentHash),
+    result: (deck) => result(ctx, deck, 'create', prepared.warnings),
+    beforeCommit,
+  };
+}
+
+/** A prepared import as a new deck inside the caller's transaction (an Anki package's decks). */
+export async function createImportedDeckIn(ctx: ServiceContext, trx: Db, actor: Actor, prepared: PreparedImport): Promise<{ deck: DeckRecord; result: ImportResult }> {
+  return createDeckIn(ctx, trx, actor, newDeck(ctx, prepared));
+}
+
 export async function importDeck(
   ctx: ServiceContext, actor: Actor, request: ImportRequest, beforeCommit?: BeforeCommit<ImportResult>,
 ): Promise<ImportResult> {
   const prepared = await prepare(request.source, request.mode);
-  if (request.mode === 'create') {
-    return createDeck(ctx, actor, {
-      fields: prepared.fields,
-      cardCount: prepared.contents.length,
-      apply: (trx, deck) => insertCards(trx, deck.id, prepared.contents.map((data, i) => ({ id: newId('crd'), position: i, data })), contentHash),
-      result: (deck) => result(ctx, deck, 'create', prepared.warnings),
-      beforeCommit,
-    });
-  }
+  if (request.mode === 'create') return createDeck(ctx, actor, newDeck(ctx, prepared, beforeCommit));
   if (request.targetDeckId === undefined) {
     throw new AppError('BAD_REQUEST', 'query parameter targetDeckId is required when mode=update', { field: 'targetDeckId' });
   }

@@ -131,21 +131,27 @@ export interface NewDeck<R> {
  * is taken before counting, so the limit holds under concurrent creates. Published once committed.
  */
 export async function createDeck<R>(ctx: ServiceContext, actor: Actor, spec: NewDeck<R>): Promise<R> {
-  const { deck, result } = await inTransaction(ctx.db, async (trx) => {
-    await lockUser(trx, actor.userId);
-    if (ctx.deckLimit !== null && (await countDecksOfUser(trx, actor.userId)) >= ctx.deckLimit) {
-      throw new AppError('DECK_LIMIT_REACHED', `The deck limit of ${ctx.deckLimit} decks is reached`, { deckLimit: ctx.deckLimit });
-    }
-    const now = nextVersion(ctx.clock, null);
-    const deck: DeckRecord = {
-      id: newId('dck'), userId: actor.userId, ...spec.fields, cardCount: spec.cardCount, createdAt: now, updatedAt: now,
-    };
-    await insertDeck(trx, deck);
-    await spec.apply(trx, deck);
-    const result = spec.result(deck);
-    await spec.beforeCommit?.(trx, result);
-    return { deck, result };
-  });
+  const { deck, result } = await inTransaction(ctx.db, (trx) => createDeckIn(ctx, trx, actor, spec));
   await ctx.deckVersions.publish(deck.id, deck.updatedAt);
   return result;
+}
+
+/**
+ * createDeck inside the caller's transaction (an Anki package makes several decks, and its media,
+ * in one): the caller publishes the deck's version once committed.
+ */
+export async function createDeckIn<R>(ctx: ServiceContext, trx: Db, actor: Actor, spec: NewDeck<R>): Promise<{ deck: DeckRecord; result: R }> {
+  await lockUser(trx, actor.userId);
+  if (ctx.deckLimit !== null && (await countDecksOfUser(trx, actor.userId)) >= ctx.deckLimit) {
+    throw new AppError('DECK_LIMIT_REACHED', `The deck limit of ${ctx.deckLimit} decks is reached`, { deckLimit: ctx.deckLimit });
+  }
+  const now = nextVersion(ctx.clock, null);
+  const deck: DeckRecord = {
+    id: newId('dck'), userId: actor.userId, ...spec.fields, cardCount: spec.cardCount, createdAt: now, updatedAt: now,
+  };
+  await insertDeck(trx, deck);
+  await spec.apply(trx, deck);
+  const result = spec.result(deck);
+  await spec.beforeCommit?.(trx, result);
+  return { deck, result };
 }

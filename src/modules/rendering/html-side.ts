@@ -40,3 +40,36 @@ export function renderHtmlSide(html: string): string {
   if (html === '') return '';
   return sanitizeHtml(html, SANITIZE_OPTIONS);
 }
+
+/** An image an HTML side referred to, as written (an Anki field's `<img src alt>`). */
+export interface HtmlImage {
+  readonly src: string;
+  readonly alt: string | null;
+}
+
+/**
+ * `html` sanitised as renderHtmlSide does, with every `<img>` taken out and listed in document
+ * order (an imported Anki field: its first image becomes the side's image).
+ */
+export function sanitiseHtmlTakingImages(html: string): { html: string; images: HtmlImage[] } {
+  const images: HtmlImage[] = [];
+  if (html === '') return { html, images };
+  const out = sanitizeHtml(html, {
+    ...SANITIZE_OPTIONS,
+    allowedTags: [...HTML_ALLOWED_TAGS, 'img'],
+    allowedAttributes: { ...SANITIZE_OPTIONS.allowedAttributes, img: ['src', 'alt'] },
+    exclusiveFilter: (frame) => {
+      if (frame.tag !== 'img') return false;
+      const { src, alt } = frame.attribs as { src?: string; alt?: string };
+      if (src !== undefined && src !== '') images.push({ src, alt: alt === undefined || alt === '' ? null : alt });
+      return true;
+    },
+  });
+  return { html: out, images };
+}
+
+/** The text of an HTML fragment, tags removed (entities stay escaped). */
+export function htmlText(html: string): string {
+  if (html === '') return '';
+  return sanitizeHtml(html.replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6])>/gi, '\n'), { ...SANITIZE_OPTIONS, allowedTags: [], allowedAttributes: {} });
+}

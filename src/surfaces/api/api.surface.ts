@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import type { ServiceContext } from '../../context.ts';
 import type { Api, RouteModule } from '../http.ts';
+import { ankiRoutes } from './routes/anki.ts';
 import { cardsRoutes } from './routes/cards.ts';
 import { deckImportRoutes } from './routes/deck-import.ts';
 import { decksRoutes } from './routes/decks.ts';
@@ -29,7 +30,7 @@ import { routePolicy } from './route-policy.ts';
 export const API_PREFIX = '/api/v1';
 export const API_PLUGIN = 'flashdeck-api';
 
-const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes];
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes, ankiRoutes];
 
 /** The API as an OAuth protected resource (RFC 9728): its metadata document and where it is served. */
 export interface ApiResource {

@@ -1,0 +1,98 @@
+// POST /decks/import/apkg: an Anki package in, one deck per Anki deck out, with their images, in
+// one transaction (nothing half-imported stays). The package is read in a worker thread, ended at
+// the time bound, so neither a large package nor an SQLite file crafted to be slow holds others up.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { inTransaction, type BeforeCommit, type ServiceContext } from '../../context.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
+import { assertBody } from '../../validation.ts';
+import { createImportedDeckIn, prepareBody } from '../deck-import/deck-import.service.ts';
+import { ImportBodySchema, type ImportResult, type ImportWarning } from '../decks/decks.schemas.ts';
+import type { Actor } from '../identity/principal.ts';
+import type { ImageFacts } from '../media/image-probe.ts';
+import { storeImages, type PreparedImage } from '../media/media.service.ts';
+import type { PackageDeck } from './anki-package.ts';
+
+export interface AnkiImportRequest {
+  readonly data: Buffer;
+  /** One Anki deck by name or id; every deck when absent. */
+  readonly deck?: string | undefined;
+}
+
+export interface AnkiImportResult {
+  decks: ImportResult[];
+  warnings: ImportWarning[];
+}
+
+type WorkerAnswer =
+  | { ok: true; decks: PackageDeck[]; warnings: ImportWarning[]; images: { hash: string; data: Uint8Array; facts: ImageFacts }[] }
+  | { ok: false; code: string; message: string; details?: unknown };
+
+function readInWorker(file: string, workDir: string, deck: string | null, timeLimitMs: number): Promise<WorkerAnswer> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./anki-worker.ts', import.meta.url), {
+      workerData: { file, workDir, deck },
+      // A package's collection and images, not more: a worker that runs away stops itself.
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
+    });
+    let settled = false;
+    const timer = setTimeout(() => {
+      settle(() => reject(new AppError('APKG_TOO_SLOW', `Reading the package took longer than ${Math.round(timeLimitMs / 1000)} s; nothing was imported`)));
+      void worker.terminate();
+    }, timeLimitMs);
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done();
+    };
+    worker.once('message', (answer: WorkerAnswer) => settle(() => resolve(answer)));
+    worker.once('error', (error: unknown) => settle(() => reject(error instanceof Error ? error : new Error(String(error)))));
+    worker.once('exit', (code) => settle(() => reject(new Error(`the package reader stopped (exit ${code})`))));
+  });
+}
+
+async function readPackage(ctx: ServiceContext, request: AnkiImportRequest): Promise<Extract<WorkerAnswer, { ok: true }>> {
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'flashdeck-apkg-'));
+  try {
+    const file = path.join(workDir, 'package.zip');
+    await fs.writeFile(file, request.data);
+    const answer = await readInWorker(file, workDir, request.deck ?? null, ctx.media.apkgTimeLimitMs);
+    if (!answer.ok) {
+      if (answer.code === 'INTERNAL_ERROR') throw new Error(`reading the package failed: ${answer.message}`);
+      throw new AppError(answer.code as ErrorCode, answer.message, answer.details);
+    }
+    return answer;
+  } finally {
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
+}
+
+export async function importAnkiPackage(
+  ctx: ServiceContext, actor: Actor, request: AnkiImportRequest, beforeCommit?: BeforeCommit<AnkiImportResult>,
+): Promise<AnkiImportResult> {
+  if (request.data.length === 0) throw new AppError('BAD_REQUEST', 'The request body is empty');
+  if (request.data.length > ctx.media.apkgLimitBytes) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `An Anki package may be at most ${ctx.media.apkgLimitBytes} bytes`);
+  }
+  const parsed = await readPackage(ctx, request);
+  // Validated and normalised as any import body is, before anything is written.
+  const prepared = parsed.decks.map((deck) => {
+    const warnings = [...deck.warnings];
+    const body = assertBody(ImportBodySchema, { deck: deck.meta, cards: deck.cards });
+    return prepareBody(body, false, warnings);
+  });
+  const images: PreparedImage[] = parsed.images.map((i) => ({ hash: i.hash, facts: i.facts, data: Buffer.from(i.data.buffer, i.data.byteOffset, i.data.byteLength) }));
+  const written = await inTransaction(ctx.db, async (trx) => {
+    await storeImages(ctx, trx, actor, images);
+    const decks = [];
+    for (const deck of prepared) decks.push(await createImportedDeckIn(ctx, trx, actor, deck));
+    const result: AnkiImportResult = { decks: decks.map((d) => d.result), warnings: parsed.warnings };
+    await beforeCommit?.(trx, result);
+    return { decks, result };
+  });
+  for (const { deck } of written.decks) await ctx.deckVersions.publish(deck.id, deck.updatedAt);
+  return written.result;
+}
