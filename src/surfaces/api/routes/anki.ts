@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, errorResponses } from '../route-schemas.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { ImportResultSchema, WarningSchema } from '../../../modules/decks/decks.schemas.ts';
+import { exportDeckApkg } from '../../../modules/anki/anki-export.service.ts';
 import { importAnkiPackage, type AnkiImportResult } from '../../../modules/anki/anki-import.service.ts';
+import { PathId } from '../../../schemas/common.ts';
 
 export const APKG_MEDIA_TYPES = ['application/octet-stream', 'application/zip', 'application/apkg'] as const;
 
@@ -14,7 +16,36 @@ export const AnkiImportResultSchema = Type.Object({
   idempotencyKey: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 
+/** RFC 6266: an ASCII name for every client, the exact one (RFC 8187) for those that read it. */
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
+
 export const ankiRoutes: RouteModule = (app, { ctx, idempotent }) => {
+  app.get('/decks/:deckId/apkg', {
+    config: { auth: { scope: 'decks:read' } },
+    schema: {
+      operationId: 'exportDeckApkg',
+      tags: ['decks'],
+      summary: 'Export a deck as an Anki package (extension)',
+      description: "An `.apkg` that Anki (2.1 and later, AnkiDroid, AnkiMobile) opens: one Anki deck of the deck's title, a note per card showing its sides as HTML, the card's tags, and the deck's images from the media store. Each note also keeps the card whole in a field no template shows, so importing the package here (POST /decks/import/apkg) gives the same deck back.",
+      params: Type.Object({ deckId: PathId() }),
+      response: {
+        200: { description: 'The Anki package', content: { 'application/apkg': { schema: PackageBytes } } },
+        ...errorResponses(DECK_ERRORS),
+      },
+    },
+  }, async (request, reply) => {
+    const pkg = await exportDeckApkg(ctx, principalOf(request), { deckId: request.params.deckId });
+    return reply.type('application/apkg')
+      .header('Content-Disposition', contentDisposition(pkg.fileName))
+      .header('Cache-Control', 'private, no-cache')
+      .send(pkg.data);
+  });
+
   app.post('/decks/import/apkg', {
     config: { auth: { scope: 'decks:write' }, idempotency: 'import-apkg', accepts: APKG_MEDIA_TYPES },
     bodyLimit: ctx.media.apkgLimitBytes,
