@@ -30,6 +30,8 @@ type WorkerAnswer =
   | { ok: true; decks: PackageDeck[]; warnings: ImportWarning[]; images: { hash: string; data: Uint8Array; facts: ImageFacts }[] }
   | { ok: false; code: string; message: string; details?: unknown };
 
+const WORKER_START_MS = 30_000;
+
 function readInWorker(file: string, workDir: string, deck: string | null, timeLimitMs: number): Promise<WorkerAnswer> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./anki-worker.ts', import.meta.url), {
@@ -38,17 +40,26 @@ function readInWorker(file: string, workDir: string, deck: string | null, timeLi
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
     let settled = false;
-    const timer = setTimeout(() => {
-      settle(() => reject(new AppError('APKG_TOO_SLOW', `Reading the package took longer than ${Math.round(timeLimitMs / 1000)} s; nothing was imported`)));
+    const stop = (error: Error) => {
+      settle(() => reject(error));
       void worker.terminate();
-    }, timeLimitMs);
+    };
+    // Loading the worker's modules is not the package's time; a worker that never loads is ended too.
+    let timer = setTimeout(() => stop(new Error('the package reader did not start')), WORKER_START_MS);
     const settle = (done: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       done();
     };
-    worker.once('message', (answer: WorkerAnswer) => settle(() => resolve(answer)));
+    worker.on('message', (answer: WorkerAnswer | { ready: true }) => {
+      if (!('ready' in answer)) {
+        settle(() => resolve(answer));
+        return;
+      }
+      clearTimeout(timer);
+      timer = setTimeout(() => stop(new AppError('APKG_TOO_SLOW', `Reading the package took longer than ${timeLimitMs / 1000} s; nothing was imported`)), timeLimitMs);
+    });
     worker.once('error', (error: unknown) => settle(() => reject(error instanceof Error ? error : new Error(String(error)))));
     worker.once('exit', (code) => settle(() => reject(new Error(`the package reader stopped (exit ${code})`))));
   });

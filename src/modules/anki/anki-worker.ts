@@ -6,6 +6,8 @@ import { parseAnkiPackage, type PackageRequest } from './anki-package.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('anki-worker.ts runs as a worker');
+// Loaded: the time bound on reading the package starts now, not while modules load.
+port.postMessage({ ready: true });
 
 try {
   const parsed = await parseAnkiPackage(workerData as PackageRequest);

@@ -9,7 +9,7 @@ export const ZIP_LIMITS = Object.freeze({
   entries: 20_000,
   /** Declared uncompressed bytes of all entries together. */
   totalBytes: 1024 * 1024 * 1024,
-  /** Uncompressed bytes of the collection. */
+  /** Uncompressed bytes of any one entry (the collection is the largest). */
   collectionBytes: 256 * 1024 * 1024,
   /** Uncompressed to compressed, for an entry of more than `ratioFloorBytes`. */
   ratio: 200,
@@ -59,6 +59,9 @@ function checkEntry(entry: yauzl.Entry): void {
   if (name.includes('/') && !name.endsWith('/')) {
     throw new AppError('ZIP_UNSAFE_PATH', `The zip entry "${name.slice(0, 200)}" has a directory part; an Anki package has none`, { entry: name.slice(0, 200) });
   }
+  if (entry.uncompressedSize > ZIP_LIMITS.collectionBytes) {
+    throw new AppError('ZIP_ENTRY_TOO_LARGE', `The zip entry "${name.slice(0, 200)}" unpacks to ${entry.uncompressedSize} bytes; at most ${ZIP_LIMITS.collectionBytes} are read for one entry`, { entry: name.slice(0, 200) });
+  }
   if (entry.uncompressedSize > ZIP_LIMITS.ratioFloorBytes && entry.uncompressedSize > ZIP_LIMITS.ratio * Math.max(entry.compressedSize, 1)) {
     throw new AppError('ZIP_RATIO_TOO_HIGH', `The zip entry "${name.slice(0, 200)}" is compressed ${Math.round(entry.uncompressedSize / Math.max(entry.compressedSize, 1))} to 1; at most ${ZIP_LIMITS.ratio} to 1 is read`, { entry: name.slice(0, 200) });
   }
@@ -83,11 +86,11 @@ export async function openAnkiZip(path: string): Promise<AnkiZip> {
         zip.readEntry();
       });
       if (entry === null) break;
-      checkEntry(entry);
       total += entry.uncompressedSize;
       if (total > ZIP_LIMITS.totalBytes) {
         throw new AppError('ZIP_TOO_LARGE', `The package's entries unpack to more than ${ZIP_LIMITS.totalBytes} bytes`);
       }
+      checkEntry(entry);
       if (!entry.fileName.endsWith('/')) entries.set(entry.fileName, entry);
     }
     return {

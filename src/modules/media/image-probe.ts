@@ -74,7 +74,9 @@ export function probeImage(bytes: Uint8Array, declared: string | null = null): I
   }
   let size: { width?: number; height?: number };
   try {
-    size = imageSize(bytes);
+    // A copy in memory of its own: image-size reads through the buffer's ArrayBuffer, and a slice
+    // of a larger one (a pooled or sub-array buffer) would let a truncated header be read past its end.
+    size = imageSize(Uint8Array.from(bytes));
   } catch {
     throw new AppError('IMAGE_UNREADABLE', `The ${sniffed} header cannot be read: the image is truncated or corrupt`);
   }
