@@ -31,10 +31,13 @@ type WorkerAnswer =
   | { ok: false; code: string; message: string; details?: unknown };
 
 const WORKER_START_MS = 30_000;
+// The sources run as .ts (tests, development) and compiled as .js (npm start, dist/): the worker is
+// the sibling of this module's own kind.
+const WORKER_URL = new URL(`./anki-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 
 function readInWorker(file: string, workDir: string, deck: string | null, timeLimitMs: number): Promise<WorkerAnswer> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./anki-worker.ts', import.meta.url), {
+    const worker = new Worker(WORKER_URL, {
       workerData: { file, workDir, deck },
       // A package's collection and images, not more: a worker that runs away stops itself.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
