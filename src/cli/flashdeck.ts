@@ -12,6 +12,7 @@ import { TOKEN_SCOPES } from '../modules/identity/scopes.ts';
 import { createToken, listTokens, revokeToken, tokenStatus } from '../modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail, setPassword } from '../modules/users/users.service.ts';
 import { createServiceContext, mediaSettings } from '../services.ts';
+import { FORMAT_OPTIONS, FORMAT_USAGE, runFormatCommand } from './formats.ts';
 
 /** A mistake in the command line itself: printed as one line on stderr, exit code 1. */
 class UsageError extends Error {}
@@ -23,6 +24,7 @@ const USAGE = `usage:
   flashdeck tokens list --user EMAIL
   flashdeck tokens revoke TOKEN_ID
   flashdeck tokens activity TOKEN_ID [--limit N]
+${FORMAT_USAGE}
   flashdeck --version | --help
 
 scopes: ${TOKEN_SCOPES.join(', ')}
@@ -38,6 +40,7 @@ const OPTIONS = {
   limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
+  ...FORMAT_OPTIONS,
 } as const satisfies ParseArgsConfig['options'];
 
 type Parsed = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
@@ -159,7 +162,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
       db: store.db, clock: systemClock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
       media: mediaSettings(config),
     });
-    await run(ctx, parsed, {
+    const handled = await runFormatCommand(ctx, parsed.positionals, parsed.values, {
+      stdout: (line) => process.stdout.write(`${line}\n`),
+      stderr: (line) => process.stderr.write(`${line}\n`),
+      write: (data) => new Promise((resolve, reject) => { process.stdout.write(data, (error) => (error ? reject(error) : resolve())); }),
+    }, (message) => new UsageError(`${message}\n${USAGE}`));
+    if (!handled) await run(ctx, parsed, {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stdin: readStdin,
       stderr: (line) => process.stderr.write(`${line}\n`),
