@@ -18,6 +18,7 @@ export const LIST_DECKS = "List the user's decks (summaries without cards), most
 
 export const GET_DECK = 'Read one deck with its complete card set (up to 250 cards, in order; each card has id and 0-based order). `version` is the deck\'s concurrency token: pass it as ifMatch to a later write so it fails with VERSION_MISMATCH instead of overwriting a change made meanwhile.';
 
+export const CSV_ARG = 'The cards as CSV (RFC 4180): a header row naming front, back and optionally tags (space-separated), frontType, backType, then one card a row; title and lang name a new deck. Give deck and cards, markdown, or csv; only one.';
 export const MARKDOWN_ARG = 'The whole deck as one deck markdown document (front matter, "# Title", cards separated by "---" lines, each with "## Front" and "## Back"): see the resource flashdeck://guides/deck-markdown. Give either markdown, or deck and cards; not both.';
 
 export const IMPORT_DECK = [

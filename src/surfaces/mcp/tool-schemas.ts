@@ -22,6 +22,8 @@ const HEADER_DESCRIPTIONS: Readonly<Partial<Record<string, string>>> = {
 
 /** The markdown alternative of an import body (the API takes it as a text/markdown body). */
 const MARKDOWN_ARG = 'markdown';
+/** The CSV alternative of an import body (the API takes it as a text/csv body). */
+const CSV_ARG = 'csv';
 
 export interface ToolArguments {
   /** Path and query parameters (defaults applied, as the API's validator applies them). */
@@ -29,7 +31,7 @@ export interface ToolArguments {
   readonly query: Record<string, unknown>;
   readonly ifMatch: string | undefined;
   readonly idempotencyKey: string | undefined;
-  /** The body as the API route would get it: an object, a markdown text, or undefined. */
+  /** The body as the API route would get it: an object, a markdown text, `{csv}` for CSV, or undefined. */
   readonly body: unknown;
 }
 
@@ -144,7 +146,7 @@ function argumentError(errors: Parameters<typeof queryValidationError>[0]): AppE
  * The schemas of a tool standing for `route`. `requiredArgs` are arguments the tool requires though
  * the API does not (append_cards' idempotencyKey); `markdown` adds the import's markdown argument.
  */
-export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly string[]; markdown?: string } = {}): ToolSchemas {
+export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly string[]; markdown?: string; csv?: string } = {}): ToolSchemas {
   const params = route.schema.params;
   const query = route.schema.querystring;
   const headers = route.schema.headers;
@@ -170,6 +172,7 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
   const bodyProps = properties(body);
   const inputProps: JsonSchema = { ...(nonBody.properties as JsonSchema), ...bodyProps };
   if (markdown) inputProps[MARKDOWN_ARG] = { type: 'string', minLength: 1, description: options.markdown };
+  if (markdown && options.csv !== undefined) inputProps[CSV_ARG] = { type: 'string', minLength: 1, description: options.csv };
   const inputRequired = [
     ...required(params), ...required(query), ...(options.requiredArgs ?? []),
     // The import takes either deck and cards or markdown: neither is required by itself.
@@ -209,6 +212,14 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
         const extra = Object.keys(others).at(0);
         if (extra !== undefined) throw new AppError('SCHEMA_INVALID', `${extra} cannot be given with markdown: send either deck and cards, or markdown`, { field: extra });
         return { ...parsed, body: text };
+      }
+      if (markdown && options.csv !== undefined && CSV_ARG in rest) {
+        const { [CSV_ARG]: text, ...others } = rest;
+        if (typeof text !== 'string' || text.trim() === '') throw new AppError('BAD_REQUEST', 'csv must be a non-empty CSV document', { field: CSV_ARG });
+        const extra = Object.keys(others).at(0);
+        if (extra !== undefined) throw new AppError('SCHEMA_INVALID', `${extra} cannot be given with csv: send either deck and cards, markdown, or csv`, { field: extra });
+        // As the API hashes a text/csv body: CSV is not the markdown document of the same text.
+        return { ...parsed, body: { csv: text } };
       }
       if (body === null) return { ...parsed, body: undefined };
       const validateBody = validator(bodyAjv, body);

@@ -5,7 +5,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import type { ErrorCode } from '../../errors.ts';
 import { appendCards, patchDeckCard } from '../../modules/cards/cards.service.ts';
-import { importDeck } from '../../modules/deck-import/deck-import.service.ts';
+import { importDeck, type ImportSource } from '../../modules/deck-import/deck-import.service.ts';
 import type { CardInput, CardPatch, DeckPatch, ImportBody, ImportResult } from '../../modules/decks/decks.schemas.ts';
 import { getCapacity, getDeckBody, listDecks, patchDeck } from '../../modules/decks/decks.service.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
@@ -44,6 +44,8 @@ interface ToolSpec {
   readonly annotations: ToolAnnotations;
   readonly requiredArgs?: readonly string[];
   readonly markdown?: string;
+  /** import_deck's csv argument (its description). */
+  readonly csv?: string;
   /** Shared keys read with the admission (a deck's published version). */
   readonly reads?: (ctx: ServiceContext, args: Record<string, unknown>) => readonly string[];
   readonly run: (env: ToolEnv, args: ToolArguments, route: ApiRoute) => Promise<ToolOutcome>;
@@ -110,9 +112,10 @@ const SPECS: readonly ToolSpec[] = [
     name: 'import_deck', operationId: 'importDeck', title: 'Create or replace a deck', description: text.IMPORT_DECK,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     markdown: text.MARKDOWN_ARG,
+    csv: text.CSV_ARG,
     run: async (env, args, route) => {
       const outcome = await idempotentWrite(env, args, route, (beforeCommit) => importDeck(env.ctx, env.principal, {
-        source: typeof args.body === 'string' ? { format: 'markdown', text: args.body } : { format: 'json', body: args.body as ImportBody },
+        source: importSource(args.body, args.query),
         mode: args.query.mode as 'create' | 'update',
         targetDeckId: args.query.targetDeckId as string | undefined,
         ifMatch: args.ifMatch,
@@ -187,10 +190,19 @@ export function buildTools(routes: ReadonlyMap<string, ApiRoute>): ReadonlyMap<s
   for (const spec of SPECS) {
     const route = routes.get(spec.operationId);
     if (route === undefined) throw new Error(`MCP tool ${spec.name}: no API route ${spec.operationId}`);
-    const schemas = toolSchemas(route, { requiredArgs: spec.requiredArgs, markdown: spec.markdown });
+    const schemas = toolSchemas(route, { requiredArgs: spec.requiredArgs, markdown: spec.markdown, csv: spec.csv });
     const scope = route.scope === null ? 'any valid token' : `scope ${route.scope}`;
     const description = `${spec.description}\n\nNeeds ${scope}.${errorsParagraph(routeErrorCodes(schemas))}`;
     tools.set(spec.name, { ...spec, description, route, schemas });
   }
   return tools;
+}
+
+/** import_deck's body as the import service takes it: JSON, markdown text, or `{csv}`. */
+function importSource(body: unknown, query: Record<string, unknown>): ImportSource {
+  if (typeof body === 'string') return { format: 'markdown', text: body };
+  if (typeof body === 'object' && body !== null && typeof (body as { csv?: unknown }).csv === 'string' && Object.keys(body).length === 1) {
+    return { format: 'csv', text: (body as { csv: string }).csv, title: query.title as string | undefined, lang: query.lang as string | undefined };
+  }
+  return { format: 'json', body: body as ImportBody };
 }

@@ -74,7 +74,7 @@ describe('MCP tools', () => {
     assert.deepEqual(byName.get('get_deck')?.inputSchema.required, ['deckId']);
     assert.equal(byName.get('list_decks')?.inputSchema.required, undefined, 'limit has a default, token is optional');
     assert.deepEqual(Object.keys(byName.get('import_deck')?.inputSchema.properties ?? {}).sort(),
-      ['cards', 'deck', 'idempotencyKey', 'ifMatch', 'lang', 'markdown', 'mode', 'targetDeckId', 'title']);
+      ['cards', 'csv', 'deck', 'idempotencyKey', 'ifMatch', 'lang', 'markdown', 'mode', 'targetDeckId', 'title']);
     assert.match(byName.get('append_cards')?.description ?? '', /reuse the same key/);
     assert.match(byName.get('update_card')?.description ?? '', /VERSION_MISMATCH/);
     assert.match(byName.get('import_deck')?.description ?? '', /about 80 characters/);
@@ -236,4 +236,19 @@ describe('MCP tools', () => {
   test("should have checked every tool's results against its API operation's schema", () => {
     assert.deepEqual([...checker.succeeded].sort(), Object.keys(TOOL_OPERATIONS).sort());
   });
+
+  test('should import a deck from CSV, as the API does, and refuse csv beside markdown', async () => {
+    const csv = 'front,back,tags\nH,Hydrogen,elements gas\nHe,Helium,\n';
+    const imported = await mcp.call('import_deck', { csv, title: 'Elements from CSV', idempotencyKey: 'import-csv-1' });
+    assert.equal(imported.isError, undefined, JSON.stringify(imported.body));
+    assert.equal(imported.body.cardCount, 2);
+    assert.equal(imported.body.title, 'Elements from CSV');
+    const viaApi = await server.api('POST', '/decks/import?title=Elements%20from%20CSV', { token: user.token, body: csv, headers: { 'content-type': 'text/csv' } });
+    const [a, b] = await Promise.all([imported.body.deckId, viaApi.body.deckId].map(async (id: string) => (await server.api('GET', `/decks/${id}`, { token: user.token })).body));
+    const cards = (deck: { cards: { id: string }[] }) => deck.cards.map(({ id: _id, ...rest }) => rest);
+    assert.deepEqual(cards(a), cards(b));
+    const both = await mcp.call('import_deck', { csv, markdown: MARKDOWN });
+    assert.equal(both.isError, true);
+  });
+
 });
