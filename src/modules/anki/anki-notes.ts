@@ -6,12 +6,12 @@
 import { htmlText, sanitiseHtmlTakingImages } from '../rendering/html-side.ts';
 import type { CardInput, DeckMetaInput, ImportWarning } from '../decks/decks.schemas.ts';
 import type { AnkiCollection, AnkiNote, AnkiNotetype } from './anki-collection.ts';
+import { DECK_META_MARK } from './anki-schema.ts';
 
 /** The notetype and field our export writes, holding a card's JSON. */
 export const FLASHDECK_NOTETYPE = 'Flashdeck';
 export const FLASHDECK_FIELD = 'Flashdeck';
 /** Our export's deck description ends with the deck's metadata as JSON in this comment. */
-export const DECK_META_MARK = 'flashdeck:';
 
 const SIDE_CHARS = 4000;
 const INFO_CHARS = 1000;

@@ -1,6 +1,9 @@
 // The collection an export writes: Anki's schema 11 (`collection.anki2`), which every Anki since
 // 2.1 (and AnkiDroid, AnkiMobile) imports. The JSON of `col` follows what Anki itself writes.
 
+/** Marks the deck's own metadata, kept as JSON in a comment of the Anki deck's description. */
+export const DECK_META_MARK = 'flashdeck:';
+
 export const SCHEMA_11 = `
 CREATE TABLE col (id integer primary key, crt integer not null, mod integer not null, scm integer not null,
   ver integer not null, dty integer not null, usn integer not null, ls integer not null, conf text not null,

@@ -114,6 +114,8 @@ const TRIGGERS: Record<string, Record<string, Trigger>> = {
   importDeck: {
     BAD_REQUEST: (f) => ({ path: '/decks/import?mode=update', options: { token: f.token, ...json(deckBody(1)) } }),
     PARSE_FAILED: (f) => ({ options: { token: f.token, ...raw('# No front matter\n', 'text/markdown') } }),
+    CSV_TOO_MANY_COLUMNS: (f) => ({ path: '/decks/import?title=Wide', options: { token: f.token, ...raw(`${'a,'.repeat(150)}a\n`, 'text/csv') } }),
+    CSV_UNCLOSED_QUOTE: (f) => ({ path: '/decks/import?title=Open', options: { token: f.token, ...raw('front,back\n"never closed,b\n', 'text/csv') } }),
     SCHEMA_INVALID: (f) => ({ options: { token: f.token, ...json({ deck: { title: 'T' }, cards: [{ front: 'q', extras: { cardType: 'image' } }] }) } }),
     TOO_MANY_CARDS: (f) => ({ options: { token: f.token, ...json({ deck: { title: 'T' }, ...manyCards(251) }) } }),
     FORBIDDEN: (f) => ({ options: { token: f.readOnly, ...json(deckBody(1)) } }),
@@ -127,7 +129,7 @@ const TRIGGERS: Record<string, Record<string, Trigger>> = {
 };
 
 const STATUS: Record<string, number> = {
-  BAD_REQUEST: 400, PARSE_FAILED: 400, SCHEMA_INVALID: 400, TOO_MANY_CARDS: 400, UNAUTHORIZED: 401, TOKEN_REVOKED: 401,
+  BAD_REQUEST: 400, PARSE_FAILED: 400, CSV_TOO_MANY_COLUMNS: 400, CSV_UNCLOSED_QUOTE: 400, SCHEMA_INVALID: 400, TOO_MANY_CARDS: 400, UNAUTHORIZED: 401, TOKEN_REVOKED: 401,
   FORBIDDEN: 403, DECK_FORBIDDEN: 403, DECK_LIMIT_REACHED: 403, DECK_NOT_FOUND: 404, CARD_NOT_FOUND: 404,
   IDEMPOTENCY_CONFLICT: 409, VERSION_MISMATCH: 412, PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415,
 };

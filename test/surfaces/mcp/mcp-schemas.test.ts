@@ -72,7 +72,9 @@ describe('MCP tool schemas', () => {
       }
       const body = operation.requestBody?.content['application/json']?.schema;
       for (const [name, schema] of Object.entries(body?.properties ?? {})) expected[name] = plain(schema);
+      // A body the API takes as text (markdown, CSV) is the argument of that name.
       if (operation.requestBody?.content['text/markdown'] !== undefined) expected.markdown = tool.inputSchema.properties?.markdown;
+      if (operation.requestBody?.content['text/csv'] !== undefined) expected.csv = tool.inputSchema.properties?.csv;
       assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), Object.keys(expected).sort(), `${tool.name}: argument names`);
       for (const [name, schema] of Object.entries(expected)) {
         const actual = { ...(tool.inputSchema.properties?.[name] as Record<string, unknown>) };
