@@ -37,8 +37,21 @@ export function deckHeadJson(deck: DeckRecord, publicUrl: string): string {
   return JSON.stringify(deckSummary(deck, publicUrl));
 }
 
+const CARDS_AFTER_HEAD = ',"cards":[';
+
 export function deckDetailText(head: string, cards: StoredCard[]): string {
-  return `${head.slice(0, -1)},"cards":[${cards.map(cardJson).join(',')}]}`;
+  return `${head.slice(0, -1)}${CARDS_AFTER_HEAD}${cards.map(cardJson).join(',')}]}`;
+}
+
+/**
+ * The summary at the head of deckDetailText's bytes, without parsing the cards (a deck of 250 full
+ * cards is megabytes). The head's values are strings, numbers, null and a list of strings, so the
+ * first `,"cards":[` outside a string (inside one, `"` is escaped) is where the cards begin.
+ */
+export function deckSummaryOfText(body: Buffer): DeckSummary {
+  const end = body.indexOf(CARDS_AFTER_HEAD);
+  if (end < 0) throw new Error('not the bytes of a deck read');
+  return JSON.parse(`${body.toString('utf8', 0, end)}}`) as DeckSummary;
 }
 
 export function deckDetail(deck: DeckRecord, cards: StoredCard[], publicUrl: string): DeckDetail {

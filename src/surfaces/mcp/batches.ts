@@ -44,21 +44,22 @@ export function batchRefusal(messages: readonly unknown[], revision: string | nu
 }
 
 /**
- * The batch's answer as a stream: `[`, each message's answer (its JSON bytes, or null for a
- * notification), `]`. A message is answered only when the stream is read, so a slow reader holds
- * the work back instead of the answers piling up in memory.
+ * The batch's answer as a stream: `[`, each message's answer (its JSON bytes as parts, the held
+ * bytes of a deck read among them as they are, or null for a notification), `]`. A message is
+ * answered only when the stream is read, so a slow reader holds the work back instead of the
+ * answers piling up in memory.
  */
-export function batchAnswer(answers: readonly (() => Promise<Buffer | null>)[]): Readable {
+export function batchAnswer(answers: readonly (() => Promise<readonly Buffer[] | null>)[]): Readable {
   async function* parts(): AsyncGenerator<string | Buffer> {
     let first = true;
     for (const answer of answers) {
       // A turn of the event loop between messages: requests that arrived meanwhile are served
-      // before the next message (a deck of 250 full cards costs ~100 ms of JSON work to answer).
+      // before the next message.
       await nextTurn();
       const bytes = await answer();
       if (bytes === null) continue;
       yield first ? '[' : ',';
-      yield bytes;
+      yield* bytes;
       first = false;
     }
     yield first ? '[]' : ']';

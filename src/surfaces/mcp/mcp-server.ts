@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { batchAnswer, batchRefusal, isRequest } from './batches.ts';
+import { joined } from './body-stand-ins.ts';
 import { INSTRUCTIONS } from './descriptions.ts';
 import { DECK_PROMPT, deckPrompt, deckPromptRefusal, type Guide } from './guides.ts';
 import { callTool, type CallContext } from './tool-calls.ts';
@@ -74,12 +75,17 @@ async function bytesOf(body: ReadableStream<Uint8Array>): Promise<Buffer> {
   return Buffer.from(only.buffer, only.byteOffset, only.byteLength);
 }
 
-async function answerOf(response: Response): Promise<McpAnswer> {
+/** A JSON answer of the SDK's as parts, with the held bytes its results stood in for put in place. */
+async function partsOf(call: CallContext, body: ReadableStream<Uint8Array>): Promise<Buffer[]> {
+  return call.bodies.placed(await bytesOf(body));
+}
+
+async function answerOf(call: CallContext, response: Response): Promise<McpAnswer> {
   const { status, headers, body } = response;
   // An event stream (a 2026-07-28 subscriptions/listen, which this server acknowledges and ends) is
   // passed on as it comes.
   if (body === null || headers.get('content-type')?.startsWith('text/event-stream') === true) return { status, headers, body };
-  return { status, headers, body: await bytesOf(body) };
+  return { status, headers, body: joined(await partsOf(call, body)) };
 }
 
 export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint {
@@ -138,10 +144,10 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
       return { status: refusal.status, headers, body: Buffer.from(JSON.stringify(error)) };
     }
     // A batch whose client takes no JSON gets the SDK's own answer to that (406), once.
-    if (!(web.headers.get('accept') ?? '').includes('application/json')) return answerOf(await legacy(call, web, messages[0]));
+    if (!(web.headers.get('accept') ?? '').includes('application/json')) return answerOf(call, await legacy(call, web, messages[0]));
     const answers = messages.map((message) => async () => {
       const response = await legacy(call, web, message);
-      return response.status === 202 || response.body === null ? null : bytesOf(response.body);
+      return response.status === 202 || response.body === null ? null : partsOf(call, response.body);
     });
     if (!messages.some(isRequest)) {
       for (const answer of answers) await answer();
@@ -151,8 +157,8 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
   }
 
   return async (call, web, body) => {
-    if (!await isLegacyRequest(web, body)) return answerOf(await modern.fetch(web, { authInfo: authInfoOf(call), parsedBody: body }));
+    if (!await isLegacyRequest(web, body)) return answerOf(call, await modern.fetch(web, { authInfo: authInfoOf(call), parsedBody: body }));
     if (Array.isArray(body)) return batch(call, web, body);
-    return answerOf(await legacy(call, web, body));
+    return answerOf(call, await legacy(call, web, body));
   };
 }

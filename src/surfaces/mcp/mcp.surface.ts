@@ -20,6 +20,7 @@ import { API_PLUGIN, type ApiRoute } from '../api/api.surface.ts';
 import { logFailure, toAppError } from '../errors.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
+import { BodyStandIns } from './body-stand-ins.ts';
 import { loadGuides } from './guides.ts';
 import type { McpEndpoint } from './mcp-server.ts';
 import { stepUpRefusal, type CallContext } from './tool-calls.ts';
@@ -160,7 +161,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
 
   scope.post('/', async (request, reply) => {
     const principal = await authenticate(request);
-    const call: CallContext = { ctx, policy, resource, principal, request, rateLimit: null };
+    const call: CallContext = { ctx, policy, resource, principal, request, rateLimit: null, bodies: new BodyStandIns() };
     const stepUp = stepUpRefusal(call, request.body, tools);
     if (stepUp !== null) return rpcError(reply, stepUp.error, stepUp.error.status, stepUp.id);
 

@@ -7,11 +7,13 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, envelope, isAppError } from '../../errors.ts';
+import { deckSummaryOfText } from '../../modules/decks/decks.mappers.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
 import { isBackendUnavailable, logFailure, serviceUnavailable } from '../errors.ts';
+import type { BodyStandIns } from './body-stand-ins.ts';
 import { summarise } from './summaries.ts';
 import type { Tool } from './tools.ts';
 
@@ -29,6 +31,8 @@ export interface CallContext {
   readonly request: FastifyRequest;
   /** The rate-limit headers of the last call's admission or refusal (429), for the HTTP response. */
   rateLimit: RateLimitHeaders | null;
+  /** Results' held bytes (a deck read's), placed into the SDK's answers (body-stand-ins.ts). */
+  readonly bodies: BodyStandIns;
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
@@ -74,9 +78,13 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     const outcome = await tool.run({ ctx, policy, principal, values: admitted.values }, parsed, tool.route);
     status = outcome.status;
     if (outcome.deckId !== undefined) deckId = outcome.deckId;
-    // A deck read is the API's rendered bytes (kept per deck version): the same JSON as the API sends.
-    const body = (Buffer.isBuffer(outcome.body) ? JSON.parse(outcome.body.toString('utf8')) : outcome.body) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: summarise(tool.name, body, outcome.replayed) }], structuredContent: body };
+    // A deck read is the API's rendered bytes (kept per deck version): they go out as they are, the
+    // same JSON as the API sends, put in place of a stand-in once the SDK has written its answer.
+    if (Buffer.isBuffer(outcome.body)) {
+      const text = summarise(tool.name, deckSummaryOfText(outcome.body), outcome.replayed);
+      return { content: [{ type: 'text', text }], structuredContent: call.bodies.standIn(outcome.body) };
+    }
+    return { content: [{ type: 'text', text: summarise(tool.name, outcome.body, outcome.replayed) }], structuredContent: outcome.body };
   } catch (error) {
     const appError = asAppError(error, request);
     status = appError.status;
