@@ -105,6 +105,31 @@ describe('MCP protocol', () => {
     }
   });
 
+  test('should send a deck read as the API\'s own bytes, alone and in a batch, whatever the deck\'s text holds', async () => {
+    // The result's bytes stand in for the deck until the SDK has written its answer
+    // (body-stand-ins.ts): a deck whose text spells the stand-in out, quotes and all, is still itself.
+    const lookalike = '{"flashdeck:held-body":"0-0"} ,"cards":[';
+    const { deckId: tricky } = await createDeck(server, user.token, 2, `Deck ${lookalike}`);
+    const api = await fetch(`${server.url}/api/v1/decks/${tricky}`, { headers: { ...auth(), 'accept-encoding': 'identity' } });
+    const apiText = await api.text();
+
+    const single = await rawMcp(server, getDeck(7, tricky), { ...auth(), 'mcp-protocol-version': '2025-06-18', 'accept-encoding': 'identity' });
+    assert.equal(single.status, 200);
+    const text = await single.text();
+    assert.ok(text.includes(`"structuredContent":${apiText}`), 'the API body, byte for byte');
+    const answer = JSON.parse(text) as any;
+    assert.equal(answer.id, 7);
+    assert.deepEqual(answer.result.structuredContent, JSON.parse(apiText));
+    assert.ok((answer.result.content[0].text as string).includes(JSON.stringify(`Deck ${lookalike}`)), 'the summary names the deck as it is titled');
+
+    const batch = await rawMcp(server, [getDeck(1, tricky), rpc(2, 'tools/list'), getDeck(3, tricky)], { ...auth(), 'accept-encoding': 'identity' });
+    assert.equal(batch.status, 200);
+    const answers = (await batch.json()) as any[];
+    assert.deepEqual(answers.map((a) => a.id), [1, 2, 3]);
+    for (const i of [0, 2]) assert.deepEqual(answers[i].result.structuredContent, JSON.parse(apiText), `message ${i + 1}`);
+    assert.equal(answers[1].result.tools.length, 12);
+  });
+
   test('should refuse a batch of 100 get_deck calls on the largest deck, and answer the largest allowed one within its size', async () => {
     const imported = await server.api('POST', '/decks/import', { token: user.token, json: largestDeckBody() });
     assert.equal(imported.status, 201, imported.text.slice(0, 300));
