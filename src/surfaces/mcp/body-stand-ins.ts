@@ -50,8 +50,3 @@ export class BodyStandIns {
     return parts;
   }
 }
-
-/** The parts as one Buffer (a single answer, whose size the compression threshold needs). */
-export function joined(parts: readonly Buffer[]): Buffer {
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
-}

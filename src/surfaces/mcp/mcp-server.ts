@@ -8,14 +8,13 @@
 //     apart and answered one message after another (batches.ts).
 // The SDK's own classifier (isLegacyRequest) decides which; createMcpHandler documents this
 // composition for a server that keeps its own 2025 serving.
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   createMcpHandler, fromJsonSchema, isLegacyRequest, McpServer, ProtocolError, ProtocolErrorCode, WebStandardStreamableHTTPServerTransport,
   type AuthInfo, type JsonSchemaValidator, type jsonSchemaValidator, type McpRequestContext, type ServerOptions,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { batchAnswer, batchRefusal, isRequest } from './batches.ts';
-import { joined } from './body-stand-ins.ts';
 import { INSTRUCTIONS } from './descriptions.ts';
 import { DECK_PROMPT, deckPrompt, deckPromptRefusal, type Guide } from './guides.ts';
 import { callTool, type CallContext } from './tool-calls.ts';
@@ -85,7 +84,14 @@ async function answerOf(call: CallContext, response: Response): Promise<McpAnswe
   // An event stream (a 2026-07-28 subscriptions/listen, which this server acknowledges and ends) is
   // passed on as it comes.
   if (body === null || headers.get('content-type')?.startsWith('text/event-stream') === true) return { status, headers, body };
-  return { status, headers, body: joined(await partsOf(call, body)) };
+  const parts = await partsOf(call, body);
+  if (parts.length === 1) return { status, headers, body: parts[0] };
+  // A deck read: written as its parts, the held bytes without a copy (joining them would allocate
+  // and fill a buffer of the deck's size for every call).
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  const sized = new Headers(headers);
+  sized.set('content-length', String(length));
+  return { status, headers: sized, body: Readable.from(parts, { objectMode: false }) };
 }
 
 export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint {

@@ -172,7 +172,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
 
     if (call.rateLimit !== null) reply.header('RateLimit-Policy', call.rateLimit.policy).header('RateLimit', call.rateLimit.state);
     reply.code(answer.status);
-    for (const name of ['content-type', 'allow', 'cache-control']) {
+    for (const name of ['content-type', 'content-length', 'allow', 'cache-control']) {
       const value = answer.headers.get(name);
       if (value !== null) reply.header(name, value);
     }
