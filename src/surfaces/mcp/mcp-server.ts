@@ -51,18 +51,24 @@ export interface McpAnswer {
 export type McpEndpoint = (call: CallContext, web: Request, body: unknown) => Promise<McpAnswer>;
 
 /** The caller, as the SDK carries it to the factory and the handlers. */
-function authInfoOf(call: CallContext): AuthInfo {
+function authInfoOf(call: CallContext, message: unknown): AuthInfo {
   const { principal, resource } = call;
   return {
     token: principal.prefix, clientId: principal.credentialId, scopes: [...principal.scopes],
-    resource: new URL(resource.resource), resourceMetadataUrl: resource.metadataUrl, extra: { call },
+    resource: new URL(resource.resource), resourceMetadataUrl: resource.metadataUrl, extra: { call, message },
   };
 }
 
-function callerOf(authInfo: AuthInfo | undefined): CallContext {
+function callerOf(authInfo: AuthInfo | undefined): { call: CallContext; message: unknown } {
   const call = authInfo?.extra?.call as CallContext | undefined;
   if (call === undefined) throw new Error('an MCP request reached the SDK without its caller');
-  return call;
+  return { call, message: authInfo?.extra?.message };
+}
+
+/** The tool a message calls (`tools/call`), or undefined. */
+function calledTool(message: unknown): unknown {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' ? params?.name : undefined;
 }
 
 /** A JSON answer's bytes, read whole (so the compression threshold sees its size), without a copy when they came in one piece. */
@@ -73,6 +79,9 @@ async function bytesOf(body: ReadableStream<Uint8Array>): Promise<Buffer> {
   const [only] = chunks as [Uint8Array];
   return Buffer.from(only.buffer, only.byteOffset, only.byteLength);
 }
+
+/** An answer up to this size is sent as one buffer; a larger one as its parts. */
+const JOIN_AT_MOST = 1024 * 1024;
 
 /** A JSON answer of the SDK's as parts, with the held bytes its results stood in for put in place. */
 async function partsOf(call: CallContext, body: ReadableStream<Uint8Array>): Promise<Buffer[]> {
@@ -85,10 +94,10 @@ async function answerOf(call: CallContext, response: Response): Promise<McpAnswe
   // passed on as it comes.
   if (body === null || headers.get('content-type')?.startsWith('text/event-stream') === true) return { status, headers, body };
   const parts = await partsOf(call, body);
-  if (parts.length === 1) return { status, headers, body: parts[0] };
-  // A deck read: written as its parts, the held bytes without a copy (joining them would allocate
-  // and fill a buffer of the deck's size for every call).
   const length = parts.reduce((sum, part) => sum + part.length, 0);
+  // A deck read: joined into one buffer when small (one write, cheaper than a stream), else written
+  // as its parts, the held bytes without a copy (a large deck would be copied whole per call).
+  if (parts.length === 1 || length <= JOIN_AT_MOST) return { status, headers, body: parts.length === 1 ? parts[0] : Buffer.concat(parts, length) };
   const sized = new Headers(headers);
   sized.set('content-length', String(length));
   return { status, headers: sized, body: Readable.from(parts, { objectMode: false }) };
@@ -110,9 +119,19 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
   }));
   const promptArgs = schemaOf(DECK_PROMPT.argsSchema);
 
-  /** The server for one request: the tools, resources and prompt, bound to its caller. */
-  function serverFor(call: CallContext): McpServer {
+  /**
+   * The server for one message: the tools, resources and prompt, bound to its caller. A tool call
+   * needs only its tool (the SDK answers an unknown one the same either way): registering the
+   * rest, with the resources and the prompt, was a tenth of a get_deck's CPU.
+   */
+  function serverFor(call: CallContext, message: unknown): McpServer {
     const server = new McpServer(SERVER_INFO, serverOptions);
+    const called = calledTool(message);
+    const only = typeof called === 'string' ? registrations.find(({ tool }) => tool.name === called) : undefined;
+    if (only !== undefined) {
+      server.registerTool(only.tool.name, only.config, (args) => callTool(call, only.tool, args));
+      return server;
+    }
     for (const { tool, config } of registrations) server.registerTool(tool.name, config, (args) => callTool(call, tool, args));
     for (const guide of guides.values()) {
       const { uri, name, text, ...metadata } = guide;
@@ -127,15 +146,18 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
     return server;
   }
 
-  const modern = createMcpHandler((context: McpRequestContext) => serverFor(callerOf(context.authInfo)), { legacy: 'reject' });
+  const modern = createMcpHandler((context: McpRequestContext) => {
+    const { call, message } = callerOf(context.authInfo);
+    return serverFor(call, message);
+  }, { legacy: 'reject' });
 
   /** One message of a 2025 revision, as the SDK's stateless example serves a request. */
   async function legacy(call: CallContext, web: Request, message: unknown): Promise<Response> {
-    const server = serverFor(call);
+    const server = serverFor(call, message);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      return await transport.handleRequest(web, { parsedBody: message, authInfo: authInfoOf(call) });
+      return await transport.handleRequest(web, { parsedBody: message, authInfo: authInfoOf(call, message) });
     } finally {
       void transport.close().catch(() => {});
       void server.close().catch(() => {});
@@ -163,7 +185,7 @@ export function mcpEndpoint({ tools, guides }: McpEndpointOptions): McpEndpoint 
   }
 
   return async (call, web, body) => {
-    if (!await isLegacyRequest(web, body)) return answerOf(call, await modern.fetch(web, { authInfo: authInfoOf(call), parsedBody: body }));
+    if (!await isLegacyRequest(web, body)) return answerOf(call, await modern.fetch(web, { authInfo: authInfoOf(call, body), parsedBody: body }));
     if (Array.isArray(body)) return batch(call, web, body);
     return answerOf(call, await legacy(call, web, body));
   };
