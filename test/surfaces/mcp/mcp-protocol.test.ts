@@ -117,7 +117,7 @@ describe('MCP protocol', () => {
     assert.equal(single.status, 200);
     const text = await single.text();
     assert.ok(text.includes(`"structuredContent":${apiText}`), 'the API body, byte for byte');
-    const answer = JSON.parse(text) as any;
+    const answer = JSON.parse(text);
     assert.equal(answer.id, 7);
     assert.deepEqual(answer.result.structuredContent, JSON.parse(apiText));
     assert.ok((answer.result.content[0].text as string).includes(JSON.stringify(`Deck ${lookalike}`)), 'the summary names the deck as it is titled');
@@ -130,7 +130,7 @@ describe('MCP protocol', () => {
     assert.equal(answers[1].result.tools.length, 12);
   });
 
-  test('should refuse a batch of 100 get_deck calls on the largest deck, and answer the largest allowed one within its size', async () => {
+  test('should refuse a batch of 100 get_deck calls on the largest deck, answer the largest allowed one within its size, and one call on it byte for byte, compressed or not', async () => {
     const imported = await server.api('POST', '/decks/import', { token: user.token, json: largestDeckBody() });
     assert.equal(imported.status, 201, imported.text.slice(0, 300));
     const largest = imported.body.deckId as string;
@@ -150,6 +150,17 @@ describe('MCP protocol', () => {
     // is an object) and its framing; ten of them and no more.
     assert.ok(bytes >= 10 * apiBytes, `${bytes} bytes for ten decks of ${apiBytes}`);
     assert.ok(bytes <= 10 * (apiBytes + 2048), `${bytes} bytes for ten decks of ${apiBytes}`);
+
+    // One call on its own: the deck's held bytes are written as they are, compressed or not.
+    const apiText = await (await fetch(`${server.url}/api/v1/decks/${largest}`, { headers: { ...auth(), 'accept-encoding': 'identity' } })).text();
+    for (const encoding of ['identity', 'gzip']) {
+      const one = await rawMcp(server, getDeck(5, largest), { ...auth(), 'mcp-protocol-version': '2025-06-18', 'accept-encoding': encoding });
+      assert.equal(one.status, 200, encoding);
+      assert.equal(one.headers.get('content-encoding') ?? 'identity', encoding);
+      const text = await one.text(); // fetch decompresses
+      assert.ok(text.includes(`"structuredContent":${apiText}}`), `${encoding}: the API body, byte for byte`);
+      assert.equal((JSON.parse(text)).id, 5, encoding);
+    }
   });
 
   test('should refuse a foreign Origin with 403 and answer the allowed ones, preflight included', async () => {
