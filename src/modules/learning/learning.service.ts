@@ -11,6 +11,7 @@ import type { RenderedCard } from '../rendering/card-renderer.ts';
 import { RenderedDeckCache, type RenderedDeck } from '../rendering/rendered-deck-cache.ts';
 import { answerCard, completeSession, findActiveSessionOfDeck, getSession, startSession } from '../reviews/reviews.service.ts';
 import type { ReviewRating, Session } from '../reviews/reviews.schemas.ts';
+import { dueCountOf, type DeckDueCount } from './study.service.ts';
 
 // One rendered-deck cache per service context, so per app (the API's body cache is its sibling).
 const caches = new WeakMap<ServiceContext, RenderedDeckCache>();
@@ -63,8 +64,15 @@ export async function openOwnDeck(ctx: ServiceContext, owner: Actor, input: { de
 
 export type StudyState =
   | { kind: 'card'; session: Session; card: RenderedCard; position: number }
-  | { kind: 'nothing-due'; session: Session }
-  | { kind: 'completed'; session: Session };
+  | { kind: 'nothing-due'; counts: DeckDueCount }
+  | { kind: 'completed'; session: Session; counts: DeckDueCount };
+
+/**
+ * How the learning view starts a session: never resuming here (an active session with cards left
+ * is resumed before this is reached, and an empty one must not be: it would hide every card that
+ * came due or was added since). When the `relearn` option of POST /reviews lands, it goes here.
+ */
+const LEARNING_VIEW_SESSION = { resume: false } as const;
 
 function nextCard(session: Session, rendered: RenderedDeck): { card: RenderedCard; position: number } | null {
   const answered = new Set(session.answers.map((a) => a.cardId));
@@ -77,22 +85,31 @@ function nextCard(session: Session, rendered: RenderedDeck): { card: RenderedCar
 }
 
 /**
- * The owner's review of the deck: the active session resumed (or a new one started, as
- * `POST /reviews` with `resume: true` does) and its next unanswered card. A session with every
- * card answered (say, through the API) is completed here; `sessionId` names a finished session
- * whose statistics the page shows.
+ * The owner's review of the deck: the active session resumed while it has cards left, else a new
+ * one when a card is due or new (nothing is started when none is: the page says when the next
+ * card is due), and its next unanswered card. A session with every card answered (say, through
+ * the API) is completed here; `sessionId` names a finished session whose statistics the page shows.
  */
 export async function studyDeck(ctx: ServiceContext, owner: Actor, page: DeckPage, input: { sessionId?: string | undefined }): Promise<StudyState> {
+  const deckId = page.deck.id;
   if (input.sessionId !== undefined) {
     const session = await getSession(ctx, owner, { sessionId: input.sessionId });
-    if (session.deckId !== page.deck.id) throw new AppError('SESSION_NOT_FOUND', `Review session ${input.sessionId} was not found`);
-    if (session.status === 'completed') return { kind: 'completed', session };
+    if (session.deckId !== deckId) throw new AppError('SESSION_NOT_FOUND', `Review session ${input.sessionId} was not found`);
+    if (session.status === 'completed') return { kind: 'completed', session, counts: await dueCountOf(ctx, owner, { deckId }) };
   }
-  const session = await findActiveSessionOfDeck(ctx, owner, { deckId: page.deck.id })
-    ?? await startSession(ctx, owner, { deckId: page.deck.id, resume: true });
-  if (session.cards.length === 0) return { kind: 'nothing-due', session };
+  const active = await findActiveSessionOfDeck(ctx, owner, { deckId });
+  if (active !== null && active.cards.length > 0) {
+    const next = nextCard(active, page.rendered);
+    if (next !== null) return { kind: 'card', session: active, ...next };
+    const completed = await completeSession(ctx, owner, { sessionId: active.id });
+    return { kind: 'completed', session: completed, counts: await dueCountOf(ctx, owner, { deckId }) };
+  }
+  const counts = await dueCountOf(ctx, owner, { deckId });
+  if (counts.due + counts.new === 0) return { kind: 'nothing-due', counts };
+  // Replaces an empty active session (one started with nothing due, before this rule) by a new one.
+  const session = await startSession(ctx, owner, { deckId, ...LEARNING_VIEW_SESSION });
   const next = nextCard(session, page.rendered);
-  if (next === null) return { kind: 'completed', session: await completeSession(ctx, owner, { sessionId: session.id }) };
+  if (next === null) return { kind: 'nothing-due', counts };
   return { kind: 'card', session, ...next };
 }
 

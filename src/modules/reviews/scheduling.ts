@@ -63,3 +63,13 @@ export function nextSchedule(previous: CardSchedule | null, rating: ReviewRating
     lastReview: card.last_review ? card.last_review.toISOString() : null,
   };
 }
+
+/** The due time each rating would give at `now` (the intervals the rating buttons show). */
+export function previewDueTimes(previous: CardSchedule | null, now: Date): Record<ReviewRating, string> {
+  return {
+    again: nextSchedule(previous, 'again', now).due,
+    hard: nextSchedule(previous, 'hard', now).due,
+    good: nextSchedule(previous, 'good', now).due,
+    easy: nextSchedule(previous, 'easy', now).due,
+  };
+}

@@ -15,6 +15,8 @@ import { listCards } from '../../../modules/decks/decks.repository.ts';
 import {
   addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
 } from '../../../modules/learning/editor.service.ts';
+import type { DeckPage } from '../../../modules/learning/learning.service.ts';
+import { cardNamesOf, ratingDueTimes } from '../../../modules/learning/study.service.ts';
 import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
 import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { pageHelmet } from '../../page-security.ts';
@@ -74,15 +76,28 @@ function learningLoader(): () => Promise<Learning> {
 export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
   const learning = learningLoader();
 
+  /** The owner's study view, with what its state needs: the buttons' intervals, or the cards' names. */
+  async function study(owner: Actor, page: DeckPage, sessionId: string | undefined, answerShown: boolean) {
+    const { studyDeck, studyView } = await learning();
+    const state = await studyDeck(ctx, owner, page, { sessionId });
+    const now = ctx.clock.now();
+    if (state.kind === 'card') {
+      const preview = await ratingDueTimes(ctx, owner, { cardId: state.card.id });
+      return studyView(page, state, answerShown, { now: new Date(preview.now), ratingDue: preview.due });
+    }
+    if (state.kind === 'completed') return studyView(page, state, answerShown, { now, cardNames: await cardNamesOf(ctx, { deckId: page.deck.id }) });
+    return studyView(page, state, answerShown, { now });
+  }
+
   scope.get<{ Params: Params; Querystring: Query }>('/decks/:deckId', ANYONE_CARDS, async (request, reply) => {
-    const { openDeck, studyDeck, browseView, studyView, indexable } = await learning();
+    const { openDeck, browseView, indexable } = await learning();
     const viewer = request.viewer;
     const page = await openDeck(ctx, viewer, { deckId: request.params.deckId });
     const { query } = request;
     const answerShown = one(query, 'answer') === '1';
     const view = viewer === null || !page.isOwner || one(query, 'browse') === '1' || page.rendered.cards.length === 0
       ? browseView(page, Number(one(query, 'card') ?? '1'), answerShown)
-      : studyView(page, await studyDeck(ctx, viewer, page, { sessionId: one(query, 'session') }), answerShown);
+      : await study(viewer, page, one(query, 'session'), answerShown);
     const noindex = !indexable(page.deck.visibility);
     if (noindex) void reply.header('X-Robots-Tag', 'noindex');
     return renderPage(request, reply, 'learning/learn', {
