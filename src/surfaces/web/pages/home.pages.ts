@@ -24,7 +24,7 @@ export function homePages(scope: FastifyInstance, { ctx }: WebDeps): void {
       decks: page.items.map((d) => {
         const count = counts.get(d.id);
         return {
-          id: d.id, title: d.title, cardCount: d.cardCount, visibility: d.visibility, updated: shownTime(d.updatedAt, now),
+          id: d.id, title: d.title, cardCount: d.cardCount, visibility: d.visibility, updated: d.updatedAt === null ? null : shownTime(d.updatedAt, now),
           due: count?.due ?? 0, new: count?.new ?? 0,
           nextDue: count?.nextDueAt ? shownTime(count.nextDueAt, now) : null,
           learnPath: deckPath(d.id), editPath: `${deckPath(d.id)}/edit`,
