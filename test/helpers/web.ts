@@ -69,14 +69,15 @@ export class WebClient {
     return this.post('/signin', { email, password, ...(next === undefined ? {} : { next }) });
   }
 
-  /** Creates a token on the settings page; returns the token and its id. */
+  /** Creates a token on its page; the form's redirect leads to the page that shows it once. Returns the token, its id and that page. */
   async createToken(name: string, scopes: string[], expiresDays = '30'): Promise<{ token: string; tokenId: string; page: PageResponse }> {
-    await this.get('/settings/tokens');
-    const page = await this.post('/settings/tokens', { name, scopes, expiresDays });
+    await this.get('/settings/tokens/new');
+    const posted = await this.post('/settings/tokens', { name, scopes, expiresDays });
+    const tokenId = /^\/settings\/tokens\/(tok_\w+)\/created$/.exec(posted.location ?? '')?.[1];
+    if (posted.status !== 303 || tokenId === undefined) throw new Error(`token not created: ${posted.status} ${posted.location ?? ''}`);
+    const page = await this.get(posted.location ?? '');
     const token = /id="new-token"[^>]*value="([^"]+)"/.exec(page.html)?.[1];
-    if (page.status !== 201 || token === undefined) throw new Error(`token not created: ${page.status}`);
-    const tokenId = new RegExp(`href="/settings/tokens/(tok_\\w+)">${name.replace(/\W/g, '\\$&')}<`).exec(page.html)?.[1];
-    if (tokenId === undefined) throw new Error('token id not on the page');
+    if (page.status !== 200 || token === undefined) throw new Error(`token not shown: ${page.status}`);
     return { token, tokenId, page };
   }
 }

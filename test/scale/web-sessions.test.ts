@@ -51,8 +51,12 @@ describe('web sessions across two instances on PostgreSQL + Redis', { skip: SKIP
     assert.equal((await onB.get('/settings/tokens')).status, 200);
     // A form rendered on B posts to A: the CSRF key and the session are shared.
     await onB.get('/settings/tokens');
-    const created = await on(a, onB).post('/settings/tokens', { name: 'across', scopes: 'decks:read' }, onB.csrf);
-    assert.equal(created.status, 201);
+    const onAgain = on(a, onB);
+    const created = await onAgain.post('/settings/tokens', { name: 'across', scopes: 'decks:read' }, onB.csrf);
+    assert.equal(created.status, 303);
+    // The new token, sealed by A for this session, is shown once by B.
+    const shown = await on(b, onAgain).get(created.location ?? '');
+    assert.match(shown.html, /id="new-token"[^>]*value="svc_pat_/);
     await onB.get('/');
     assert.equal((await onB.post('/signout', {})).status, 303);
     assert.equal((await onA.get('/settings/tokens')).status, 303);

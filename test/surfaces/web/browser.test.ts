@@ -59,6 +59,9 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     await page.getByRole('link', { name: 'Tokens', exact: true }).click();
     await page.getByRole('heading', { name: 'Personal access tokens', level: 1 }).waitFor();
     await check('tokens-empty');
+    await page.getByRole('link', { name: 'Generate new token', exact: true }).click();
+    await page.getByRole('heading', { name: 'New personal access token', level: 1 }).waitFor();
+    await check('token-new');
     await page.getByLabel('Name', { exact: true }).fill('Browser token');
     await page.getByRole('checkbox', { name: 'decks:read', exact: true }).check();
     await page.getByRole('checkbox', { name: 'reviews:write', exact: true }).check();
@@ -73,6 +76,13 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByText(/Copied|copy/).waitFor();
     await check('tokens-created');
+    // Post/redirect/get: a reload shows the token no more and makes no second token.
+    await page.reload();
+    await page.getByText('This token was shown once').waitFor();
+    assert.equal(await page.getByRole('textbox', { name: 'New token', exact: true }).count(), 0);
+    await check('tokens-created-reloaded');
+    await page.getByRole('link', { name: 'All tokens', exact: true }).click();
+    assert.equal(await page.getByRole('link', { name: 'Browser token', exact: true }).count(), 1, 'one token was made');
 
     const whoami = await server.api('GET', '/whoami', { token });
     assert.equal(whoami.status, 200);

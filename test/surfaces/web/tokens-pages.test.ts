@@ -40,12 +40,35 @@ describe('token settings pages', () => {
     assert.match(list.html, /status-active">active</);
   });
 
+  test('should show a new token once after a redirect, a reload showing it no more and making nothing', async () => {
+    const web = await signedIn();
+    const form = await web.get('/settings/tokens/new');
+    assert.match(form.html, /<label for="expires">Expires in<\/label>/);
+    assert.match(form.html, /expires on <time datetime="\d{4}-\d\d-\d\dT/, 'the exact expiry dates are shown');
+    const posted = await web.post('/settings/tokens', { name: 'once', scopes: 'decks:read', expiresDays: '30' });
+    assert.equal(posted.status, 303);
+    const shown = await web.get(posted.location ?? '');
+    const token = /id="new-token"[^>]*value="([^"]+)"/.exec(shown.html)?.[1] ?? '';
+    assert.match(token, /^svc_pat_/);
+    assert.equal(shown.headers.get('content-encoding'), null, 'a page with a secret is not compressed');
+    const reload = await web.get(posted.location ?? '');
+    assert.equal(reload.status, 200);
+    assert.ok(!reload.html.includes(token), 'a reload does not show the token again');
+    assert.match(reload.html, /was shown once/);
+    const list = await web.get('/settings/tokens');
+    assert.equal(list.html.match(/href="\/settings\/tokens\/tok_\w+">once</g)?.length, 1, 'one token was made');
+    // The sealed cookie opens for its own session only.
+    const other = await signedIn();
+    other.cookies.set('flashdeck_shown_once', web.setCookies.map((c) => /^flashdeck_shown_once=([^;]+)/.exec(c)?.[1]).find((v) => v !== undefined && v !== '') ?? '');
+    assert.equal((await other.get(posted.location ?? '')).status, 404, 'another account never sees the token page');
+  });
+
   test('should refuse a token without scopes or with an unknown expiry, keeping the form', async () => {
     const web = await signedIn();
-    await web.get('/settings/tokens');
+    await web.get('/settings/tokens/new');
     const none = await web.post('/settings/tokens', { name: 'nothing', expiresDays: '30' });
     assert.equal(none.status, 400);
-    assert.match(none.html, /at least one scope is required/);
+    assert.match(none.html, /Scopes: tick at least one scope\./, 'the field is named by its label');
     assert.match(none.html, /value="nothing"/);
     const odd = await web.post('/settings/tokens', { name: 'odd', scopes: 'decks:read', expiresDays: '8' });
     assert.equal(odd.status, 400);
@@ -174,8 +197,9 @@ describe('token settings pages', () => {
     assert.ok(home.html.includes('Deck &lt;b&gt;one&lt;/b&gt;'));
     assert.ok(home.html.includes(`href="/decks/${imported.body.deckId}"`));
     assert.ok(home.html.includes(`href="/decks/${imported.body.deckId}/edit"`));
-    assert.match(home.html, /<td>2<\/td>/);
-    assert.match(home.html, /<td>private<\/td>/);
+    assert.match(home.html, /<td class="wide">2<\/td>/);
+    assert.match(home.html, /<td class="wide">private<\/td>/);
+    assert.match(home.html, /<td class="num due">0<\/td>\s*<td class="num new some">2<\/td>/, 'none due, two new');
     assert.ok(home.html.includes('href="/api/v1/docs"'));
   });
 });

@@ -58,7 +58,7 @@
   }
 
   function swapIn(html, url) {
-    const doc = new DOMParser().parseFromString(html, 'text/html');
+    const doc = new window.DOMParser().parseFromString(html, 'text/html');
     const next = doc.querySelector('main');
     const main = document.querySelector('main');
     if (next === null || main === null) return false;
@@ -66,7 +66,7 @@
     const fresh = document.importNode(next, true);
     main.replaceWith(fresh);
     document.title = doc.title;
-    if (url !== location.href) history.replaceState(null, '', url);
+    if (url !== location.href) window.history.replaceState(null, '', url);
     bind(fresh);
     // Focus where the next step is: Show answer, Good (a one-sided card), or the end's heading.
     const focus = (showForm && showForm.querySelector('button')) || (answerShown() && good())

@@ -8,6 +8,7 @@ import { endAllSessions } from '../../../modules/sessions/sessions.service.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../modules/users/password.ts';
 import { changePassword, checkCredentials, signUp } from '../../../modules/users/users.service.ts';
 import { safeNext } from '../next.ts';
+import { pageMessage } from '../page-wording.ts';
 import {
   ANYONE_FORM, attempt, field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM, withRefusalHeaders,
 } from '../render.ts';
@@ -37,7 +38,7 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
     const result = await attempt(() => policy.signUp(request.ip, () => signUp(ctx, { email, password: field(request.body, 'password') })));
     if (!result.ok) {
       withRefusalHeaders(reply, result.error);
-      return renderPage(request, reply, 'signup', { title: 'Sign up', email, next, hint: PASSWORD_HINT, error: result.error.message }, result.error.status);
+      return renderPage(request, reply, 'signup', { title: 'Sign up', email, next, hint: PASSWORD_HINT, error: pageMessage(result.error) }, result.error.status);
     }
     await startBrowserSession(ctx, request, reply, { userId: result.value.id });
     return seeOther(reply, next);
@@ -55,7 +56,7 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
     const result = await attempt(() => policy.signIn(email, request.ip, () => checkCredentials(ctx, { email, password: field(request.body, 'password') })));
     if (!result.ok) {
       withRefusalHeaders(reply, result.error);
-      return renderPage(request, reply, 'signin', { title: 'Sign in', email, next, error: result.error.message }, result.error.status);
+      return renderPage(request, reply, 'signin', { title: 'Sign in', email, next, error: pageMessage(result.error) }, result.error.status);
     }
     await startBrowserSession(ctx, request, reply, { userId: result.value.id });
     return seeOther(reply, next);
@@ -84,7 +85,7 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
     }));
     if (!result.ok) {
       return renderPage(request, reply, 'settings-account', {
-        title: 'Account', email: viewer.email, hint: PASSWORD_HINT, error: result.error.message,
+        title: 'Account', email: viewer.email, hint: PASSWORD_HINT, error: pageMessage(result.error),
       }, result.error.status);
     }
     // Every session ended with the change; this browser stays signed in with a new one.

@@ -18,6 +18,7 @@ import {
 import type { DeckPage } from '../../../modules/learning/learning.service.ts';
 import { cardNamesOf, ratingDueTimes } from '../../../modules/learning/study.service.ts';
 import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
+import { pageMessage } from '../page-wording.ts';
 import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { pageHelmet } from '../../page-security.ts';
 import { viewerOf } from '../session.ts';
@@ -161,7 +162,7 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
           heading: 'This deck was changed meanwhile',
           message: 'Someone changed this deck after you opened the editor, so nothing was saved. What you typed is still in the form; the saved version is shown below it. Save again to replace it with yours.',
         }
-        : { heading: 'Not saved', message: failed.problem.message },
+        : { heading: 'Not saved', message: pageMessage(failed.problem) },
     }, conflict ? 409 : failed.problem.status);
   }
 
