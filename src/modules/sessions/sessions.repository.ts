@@ -28,8 +28,10 @@ export async function deleteSession(db: Db, idHash: string): Promise<void> {
   await db.deleteFrom('web_sessions').where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteSessionsOfUser(db: Db, userId: string): Promise<void> {
-  await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+/** Ends every session of the user; returns how many there were. */
+export async function deleteSessionsOfUser(db: Db, userId: string): Promise<number> {
+  const result = await db.deleteFrom('web_sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export async function deleteSessionsSeenBefore(db: Db, before: string): Promise<void> {

@@ -65,8 +65,9 @@ export async function endSession(ctx: ServiceContext, input: { id: string }): Pr
 }
 
 /** Sign out everywhere: every session of the actor ends. */
-export async function endAllSessions(ctx: ServiceContext, actor: Actor): Promise<void> {
-  await deleteSessionsOfUser(ctx.db, actor.userId);
+/** Ends every session of the actor, on every instance; says how many it ended. */
+export async function endAllSessions(ctx: ServiceContext, actor: Actor): Promise<{ ended: number }> {
+  return { ended: await deleteSessionsOfUser(ctx.db, actor.userId) };
 }
 
 export async function purgeIdleSessions(ctx: ServiceContext): Promise<void> {

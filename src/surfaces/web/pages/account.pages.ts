@@ -21,6 +21,14 @@ function query(request: { query: unknown }, name: string): string {
   return field(request.query, name);
 }
 
+/** What `Sign out everywhere` did, said on the sign-in page it leads to. */
+function signedOutNotice(request: { query: unknown }): string | null {
+  if (query(request, 'done') !== 'everywhere') return null;
+  const ended = Number(query(request, 'ended'));
+  const count = Number.isInteger(ended) && ended > 0 ? `${ended} ${ended === 1 ? 'session' : 'sessions'} ended` : 'every session ended';
+  return `You are signed out everywhere: ${count}, on this browser and every other one. Your personal access tokens and connected apps keep working; revoke them under Tokens and Apps.`;
+}
+
 export function accountPages(scope: FastifyInstance, { ctx, policy, config }: WebDeps): void {
   const signupOpen = config.signup === 'open';
   const closed = () => new AppError('SIGNUP_CLOSED', 'Sign-up is closed on this server. Ask its operator for an account.');
@@ -47,7 +55,7 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
   scope.get('/signin', async (request, reply) => {
     const next = safeNext(query(request, 'next'));
     if (request.viewer !== null) return seeOther(reply, next);
-    return renderPage(request, reply, 'signin', { title: 'Sign in', next });
+    return renderPage(request, reply, 'signin', { title: 'Sign in', next, notice: signedOutNotice(request) });
   });
 
   scope.post('/signin', ANYONE_FORM, async (request, reply) => {
@@ -64,9 +72,11 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
 
   // Signing out needs the CSRF token too (a third-party page must not sign people out), but not a
   // live session: an expired one still clears the cookie and lands on the home page.
+  // `next` (the consent page's "Not you?"): sign in again, as someone else, and go back there.
   scope.post('/signout', ANYONE_FORM, async (request, reply) => {
     await endBrowserSession(ctx, request, reply);
-    return seeOther(reply, '/');
+    const next = safeNext(field(request.body, 'next'));
+    return seeOther(reply, next === '/' ? '/' : `/signin?next=${encodeURIComponent(next)}`);
   });
 
   scope.get('/settings/account', SIGNED_IN, async (request, reply) => {
@@ -94,8 +104,8 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
   });
 
   scope.post('/settings/account/sign-out-everywhere', SIGNED_IN_FORM, async (request, reply) => {
-    await endAllSessions(ctx, viewerOf(request));
+    const { ended } = await endAllSessions(ctx, viewerOf(request));
     await endBrowserSession(ctx, request, reply);
-    return seeOther(reply, '/signin');
+    return seeOther(reply, `/signin?done=everywhere&ended=${ended}`);
   });
 }
