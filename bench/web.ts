@@ -82,7 +82,7 @@ try {
   const base = Date.now() - 86_400_000;
   const entries: ActivityEntry[] = Array.from({ length: 150 }, (_, i) => ({
     tokenId: busy, userId: user.id, at: new Date(base + i * 1000).toISOString(), method: 'GET', route: '/api/v1/decks/:deckId',
-    deckId: `dck_${String(i).padStart(20, '0')}`, status: i % 10 === 0 ? 404 : 200, durationMs: 3, clientIp: '192.0.2.10',
+    deckId: `dck_${String(i).padStart(20, '0')}`, status: i % 10 === 0 ? 404 : 200, errorCode: i % 10 === 0 ? 'DECK_NOT_FOUND' : null, durationMs: 3, clientIp: '192.0.2.10',
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) bench-agent/1.0', requestId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
   }));
   await insertActivity(ctx.db, entries);

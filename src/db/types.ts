@@ -72,6 +72,8 @@ export interface ActivityTable {
   client_ip: string | null;
   user_agent: string | null;
   request_id: string;
+  /** The catalog code of a refused call (migration 0009); null for a success. */
+  error_code: string | null;
 }
 
 export interface SettingsTable {

@@ -74,6 +74,8 @@ export interface CallRecord {
   readonly address: string | null;
   readonly userAgent: string | null;
   readonly requestId: string;
+  /** The catalog code of a refused call (null or absent for a success). */
+  readonly errorCode?: string | null;
 }
 
 export interface PolicyOptions {
@@ -310,6 +312,7 @@ export class Policy {
       // U+0000 cannot reach PostgreSQL text through the JSON batch (HTTP parsers refuse it anyway).
       userAgent: call.userAgent === null ? null : call.userAgent.slice(0, 500).replaceAll('\0', ''),
       requestId: call.requestId,
+      errorCode: call.status >= 400 ? call.errorCode ?? null : null,
     });
   }
 

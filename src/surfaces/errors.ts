@@ -95,11 +95,13 @@ export function logFailure(request: FastifyRequest, error: unknown, appError: Ap
 export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const appError = toAppError(error, request);
   logFailure(request, error, appError);
+  request.errorCode = appError.code;
   for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
   reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, appError.details));
 }
 
 /** A not-found handler that answers with the JSON envelope. */
 export function jsonNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  request.errorCode = 'NOT_FOUND';
   reply.code(404).type(JSON_TYPE).send(envelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`));
 }

@@ -15,12 +15,14 @@ export interface ActivityEntry {
   clientIp: string | null;
   userAgent: string | null;
   requestId: string;
+  /** The catalog code of a refused call, null for a success (and for calls recorded before it was kept). */
+  errorCode: string | null;
 }
 
 export async function insertActivity(db: Db, entries: ActivityEntry[]): Promise<void> {
   await insertRows(db, 'activity', entries.map((e) => ({
     token_id: e.tokenId, user_id: e.userId, at: e.at, method: e.method, route: e.route, deck_id: e.deckId,
-    status: e.status, duration_ms: e.durationMs, client_ip: e.clientIp, user_agent: e.userAgent, request_id: e.requestId,
+    status: e.status, duration_ms: e.durationMs, client_ip: e.clientIp, user_agent: e.userAgent, request_id: e.requestId, error_code: e.errorCode,
   })));
 }
 
@@ -29,7 +31,7 @@ type Row = Selectable<ActivityTable>;
 function toEntry(r: Row): ActivityEntry {
   return {
     tokenId: r.token_id, userId: r.user_id, at: r.at, method: r.method, route: r.route, deckId: r.deck_id,
-    status: Number(r.status), durationMs: Number(r.duration_ms), clientIp: r.client_ip, userAgent: r.user_agent, requestId: r.request_id,
+    status: Number(r.status), durationMs: Number(r.duration_ms), clientIp: r.client_ip, userAgent: r.user_agent, requestId: r.request_id, errorCode: r.error_code,
   };
 }
 

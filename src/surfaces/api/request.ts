@@ -19,6 +19,8 @@ declare module 'fastify' {
     reads: readonly (string | null)[] | null;
     /** The Idempotency-Key call of a route that declares `idempotency`, when a key was sent. */
     idempotentCall: IdempotentCall | null;
+    /** The catalog code the call was refused with (set by the error and not-found handlers), for the activity log. */
+    errorCode: string | null;
   }
   interface FastifyContextConfig {
     /**
@@ -39,4 +41,5 @@ export function decorateApiRequest(api: Api): void {
   api.decorateRequest('activityDeckId', null);
   api.decorateRequest('reads', null);
   api.decorateRequest('idempotentCall', null);
+  api.decorateRequest('errorCode', null);
 }

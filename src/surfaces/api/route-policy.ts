@@ -83,6 +83,7 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
       address: request.ip,
       userAgent: typeof userAgent === 'string' ? userAgent : null,
       requestId: String(request.id),
+      errorCode: request.errorCode,
     });
   }
 

@@ -154,6 +154,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
       policy.record(verification.principal, {
         method: request.method, route: routeOf(request.body), deckId: null, status: verification.refused.status,
         durationMs: 0, address: request.ip, userAgent: typeof userAgent === 'string' ? userAgent : null, requestId: String(request.id),
+        errorCode: verification.refused.code,
       });
     }
     throw verification.refused;

@@ -48,7 +48,7 @@ function errorResult(error: AppError): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(envelope(error.code, error.message, error.details)) }], isError: true };
 }
 
-function record(call: CallContext, tool: string, status: number, deckId: string | null, started: number): void {
+function record(call: CallContext, tool: string, status: number, deckId: string | null, started: number, errorCode: string | null): void {
   const { request } = call;
   const userAgent = request.headers['user-agent'];
   call.policy.record(call.principal, {
@@ -60,6 +60,7 @@ function record(call: CallContext, tool: string, status: number, deckId: string 
     address: request.ip,
     userAgent: typeof userAgent === 'string' ? userAgent : null,
     requestId: String(request.id),
+    errorCode,
   });
 }
 
@@ -67,6 +68,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
   const { ctx, policy, principal, request } = call;
   const started = performance.now();
   let status = 500;
+  let errorCode: string | null = 'INTERNAL_ERROR';
   let deckId: string | null = typeof args.deckId === 'string' ? args.deckId : null;
   try {
     // Awaited only when it is I/O (Redis): in-process counters answer at once.
@@ -77,6 +79,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     const parsed = tool.schemas.parse(args);
     const outcome = await tool.run({ ctx, policy, principal, values: admitted.values }, parsed, tool.route);
     status = outcome.status;
+    errorCode = null;
     if (outcome.deckId !== undefined) deckId = outcome.deckId;
     // A deck read is the API's rendered bytes (kept per deck version): they go out as they are, the
     // same JSON as the API sends, put in place of a stand-in once the SDK has written its answer.
@@ -88,12 +91,13 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
   } catch (error) {
     const appError = asAppError(error, request);
     status = appError.status;
+    errorCode = appError.code;
     // A call refused by the rate limit still tells the client its windows, as the API's 429 does.
     const { 'RateLimit-Policy': limitPolicy, RateLimit: limitState } = appError.headers;
     if (typeof limitPolicy === 'string' && typeof limitState === 'string') call.rateLimit = { policy: limitPolicy, state: limitState };
     return errorResult(appError);
   } finally {
-    record(call, tool.name, status, deckId, started);
+    record(call, tool.name, status, deckId, started, errorCode);
   }
 }
 
@@ -126,7 +130,7 @@ export function stepUpRefusal(call: CallContext, body: unknown, tools: ReadonlyM
       call.policy.requireScope(call.principal, tool.route.scope, call.resource);
     } catch (error) {
       const refusal = asAppError(error, call.request);
-      record(call, tool.name, refusal.status, deckId, performance.now());
+      record(call, tool.name, refusal.status, deckId, performance.now(), refusal.code);
       return { error: refusal, id };
     }
   }

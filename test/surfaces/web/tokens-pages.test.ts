@@ -108,6 +108,19 @@ describe('token settings pages', () => {
     assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
   });
 
+  test('should show each call\'s error code in the activity log, recorded from the API\'s refusal', async () => {
+    const web = await signedIn();
+    const { token, tokenId } = await web.createToken('refused', ['decks:read']);
+    assert.equal((await server.api('GET', '/decks/dck_doesnotexist000000000', { token })).status, 404);
+    assert.equal((await server.api('POST', '/decks/import', { token, json: {} })).status, 403);
+    assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
+    await server.app.activity.flush();
+    const page = await web.get(`/settings/tokens/${tokenId}`);
+    assert.match(page.html, /<span class="http-status">404<\/span> <code class="error-code">DECK_NOT_FOUND<\/code>/);
+    assert.match(page.html, /<span class="http-status">403<\/span> <code class="error-code">FORBIDDEN<\/code>/);
+    assert.match(page.html, /<span class="http-status">200<\/span><\/td>/, 'a success has no code');
+  });
+
   test('should list a token\'s calls newest first with every field, in keyset pages of 100, filtered by outcome', async () => {
     const web = await signedIn();
     const { token, tokenId } = await web.createToken('busy', ['decks:read']);
@@ -117,7 +130,7 @@ describe('token settings pages', () => {
     const statuses = [200, 404, 429, 500];
     const entries: ActivityEntry[] = Array.from({ length: 230 }, (_, i) => ({
       tokenId, userId, at: new Date(base + Math.floor(i / 2) * 1000).toISOString(), method: 'GET', route: `/api/v1/decks/:deckId`,
-      deckId: `dck_${i}`, status: statuses[i % 4], durationMs: i, clientIp: '192.0.2.7', userAgent: `agent/${i}`, requestId: `req-${i}`,
+      deckId: `dck_${i}`, status: statuses[i % 4], errorCode: ({ 404: 'DECK_NOT_FOUND', 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR' } as Record<number, string>)[statuses[i % 4]] ?? null, durationMs: i, clientIp: '192.0.2.7', userAgent: `agent/${i}`, requestId: `req-${i}`,
     }));
     await insertActivity(server.app.services.db, entries);
     const seen: string[] = [];
@@ -136,14 +149,14 @@ describe('token settings pages', () => {
     const expected = entries.map((e, i) => ({ e, i })).sort((x, y) => (x.e.at === y.e.at ? y.i - x.i : y.e.at.localeCompare(x.e.at))).map((x) => x.e.requestId);
     assert.deepEqual(seen, expected);
     const first = await web.get(`/settings/tokens/${tokenId}`);
-    for (const text of ['GET', '/api/v1/decks/:deckId', 'dck_229', '192.0.2.7', 'agent/229', 'req-229', '229 ms']) assert.ok(first.html.includes(text), text);
+    for (const text of ['GET', '/api/v1/decks/:deckId', 'dck_229', '192.0.2.7', 'agent/229', 'req-229', '229 ms', 'INTERNAL_ERROR']) assert.ok(first.html.includes(text), text);
     // Filtered: only 429s, and the next page keeps the filter.
     const limited = await web.get(`/settings/tokens/${tokenId}?outcome=429`);
-    const statusCells = [...limited.html.matchAll(/<td>(\d{3})<\/td>/g)].map((m) => m[1]);
+    const statusCells = [...limited.html.matchAll(/<span class="http-status">(\d{3})<\/span>/g)].map((m) => m[1]);
     assert.ok(statusCells.length > 0);
     assert.ok(statusCells.every((s) => s === '429'));
     const fourxx = await web.get(`/settings/tokens/${tokenId}?outcome=4xx`);
-    assert.ok([...fourxx.html.matchAll(/<td>(\d{3})<\/td>/g)].every((m) => m[1] === '404'));
+    assert.ok([...fourxx.html.matchAll(/<span class="http-status">(\d{3})<\/span>/g)].every((m) => m[1] === '404'));
     assert.equal((await web.get(`/settings/tokens/${tokenId}?outcome=3xx`)).status, 400);
     assert.equal((await web.get(`/settings/tokens/${tokenId}?token=forged.token`)).status, 400);
   });
