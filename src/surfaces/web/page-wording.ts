@@ -39,10 +39,6 @@ const SENTENCES: Readonly<Partial<Record<string, string>>> = {
   'name:the token name must be 1 to 100 characters': 'Name: give the token a name of 1 to 100 characters.',
 };
 
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 /**
  * The message a page shows for a refusal: a field's API path replaced by its label (a path inside
  * a list, `cards[0].front`, by the label of its last part), else the service's message as it is.
@@ -56,6 +52,9 @@ export function pageMessage(error: AppError): string {
   if (label === undefined) return error.message;
   const sentence = SENTENCES[`${path}:${error.message}`];
   if (sentence !== undefined) return sentence;
-  if (error.message.includes(field)) return capitalised(error.message.replace(field, label));
+  // The API's wording starts with the field's path ("frontMedia.imageUrl must be ..."); a sentence
+  // of a service's own ("The current password is not right") already reads well beside its field.
+  if (error.message.startsWith(`${field} `)) return `${label}${error.message.slice(field.length)}`;
+  if (/^[A-Z]/.test(error.message)) return error.message;
   return `${label}: ${error.message}`;
 }

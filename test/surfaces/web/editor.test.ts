@@ -80,7 +80,8 @@ describe('owner editor', () => {
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}`;
     const res = await browser.submit(page.text, action, { front: 'Kept', frontImageUrl: 'http://insecure.example/x.png' });
     assert.equal(res.status, 400);
-    assert.match(res.text, /frontMedia\.imageUrl must be an https:\/\/ URL or a root-relative path/);
+    assert.match(res.text, /Front image URL must be an https:\/\/ URL or a root-relative path/, 'the field named by its label');
+    assert.doesNotMatch(res.text, /frontMedia\.imageUrl/, 'never by its API path');
     assert.equal(formAt(res.text, action).fields.front, 'Kept');
     assert.equal(formAt(res.text, action).fields.frontImageUrl, 'http://insecure.example/x.png');
   });
