@@ -50,7 +50,17 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.match(text, /Flashdeck plugin/);
     assert.match(text, new RegExp(`127\\.0\\.0\\.1:${app.port}`));
     for (const scope of API_SCOPES.split(' ')) assert.equal(await page.getByLabel(scope, { exact: true }).isChecked(), true, scope);
+    // Who is signed in, with "Not you?" (account-confirmations.test.ts follows it).
+    assert.match(text, new RegExp(`Signed in as ${person.email.replace(/\W/g, '\\$&')}\\.`));
+    await page.getByRole('button', { name: 'Not you? Sign in as someone else' }).waitFor();
     assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'consent');
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 360, height: 800 });
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, 'no sideways scroll at 360 px');
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'consent-360');
+    if (viewport !== null) await page.setViewportSize(viewport);
     await page.getByLabel('decks:write', { exact: true }).uncheck();
     await Promise.all([page.waitForURL((u) => u.port === String(app.port)), page.getByRole('button', { name: 'Allow' }).click()]);
 
@@ -103,7 +113,8 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.match(await row.innerText(), /decks:read, reviews:read/);
     assert.deepEqual(await axeViolations(page), []);
     await page.getByRole('link', { name: 'Study agent' }).click();
-    // Its activity log: the call made with its token.
+    // Its activity log: the call made with its token (the user agent under the row's More).
+    await page.locator('table.activity').getByText('More').first().click();
     assert.match(await page.locator('table.activity').innerText(), /\/api\/v1\/decks[\s\S]*study-agent\/1\.0/);
     assert.deepEqual(await axeViolations(page), []);
     // On a phone the page does not scroll sideways (the 43-character client id wraps; the table scrolls in its own region).

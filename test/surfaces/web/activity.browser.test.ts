@@ -1,6 +1,6 @@
 // A token's activity log in headless Chromium: each call's status with its error code, nothing cut
 // off at 1280 px (the table fits its region), the rest of a call one click away (More), the new
-// token's page shown once; axe at 1280 and 360 px. Screenshots go to test-artifacts/learning.
+// token's page shown once; axe at 1280 and 360 px; what Sign out everywhere did. Screenshots go to test-artifacts/learning.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -57,5 +57,15 @@ describe('activity log in headless Chromium', { skip: chromiumSkipReason() }, ()
     assert.deepEqual(await axeViolations(page), []);
     await screenshot(page, 'token-activity-360');
     assert.deepEqual(await pageProblems(page), []);
+  });
+
+  test('should say what Sign out everywhere did', async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/settings/account`);
+    await page.getByRole('button', { name: 'Sign out everywhere', exact: true }).click();
+    await page.getByRole('status').getByText(/You are signed out everywhere: \d+ sessions? ended/).waitFor();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'signed-out-everywhere');
   });
 });
