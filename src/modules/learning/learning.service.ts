@@ -74,12 +74,21 @@ export type StudyState =
  */
 const LEARNING_VIEW_SESSION = { resume: false } as const;
 
+/**
+ * The session's next unanswered place in its queue. A card's k-th place is answered once it has k
+ * answers, so a card that `relearn` brought back (its id again at the end of `cards`) is asked
+ * again, and the position counts places, not cards.
+ */
 function nextCard(session: Session, rendered: RenderedDeck): { card: RenderedCard; position: number } | null {
-  const answered = new Set(session.answers.map((a) => a.cardId));
+  const answers = new Map<string, number>();
+  for (const a of session.answers) answers.set(a.cardId, (answers.get(a.cardId) ?? 0) + 1);
   const byId = new Map(rendered.cards.map((card) => [card.id, card]));
+  const seen = new Map<string, number>();
   for (const id of session.cards) {
+    const place = (seen.get(id) ?? 0) + 1;
+    seen.set(id, place);
     const card = byId.get(id);
-    if (!answered.has(id) && card !== undefined) return { card, position: session.answers.length + 1 };
+    if (place > (answers.get(id) ?? 0) && card !== undefined) return { card, position: session.answers.length + 1 };
   }
   return null;
 }
