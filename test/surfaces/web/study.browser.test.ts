@@ -69,12 +69,20 @@ describe('studying in headless Chromium', { skip: chromiumSkipReason() }, () => 
       { front: 'Capital of Peru?', back: 'Lima' },
       { front: 'Capital of Chad?', back: 'N’Djamena' },
     ]);
+    // A title with no place to break must not push Study now or Edit off a phone's screen.
+    await importDeck('Pneumonoultramicroscopicsilicovolcanoconiosis_and_its_cousins_in_one_word', [{ front: 'Long', back: 'Word' }]);
     const { page, seen } = await ownerPage();
     await page.goto(`${server.url}/`);
     const row = page.getByRole('row', { name: /Capitals/ });
     assert.deepEqual(await row.getByRole('cell').allTextContents().then((cells) => cells.slice(0, 2)), ['0', '3'], 'due 0, new 3');
     await page.getByRole('link', { name: 'Edit Capitals' }).waitFor();
     await checkState(page, 'study-home');
+    await page.setViewportSize({ width: 360, height: 800 });
+    for (const name of ['Edit Capitals', 'Edit Pneumonoultramicroscopicsilicovolcanoconiosis_and_its_cousins_in_one_word']) {
+      const box = await page.getByRole('link', { name }).boundingBox();
+      assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 360, `${name} is on screen at 360 px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
     await row.getByRole('button', { name: 'Study now' }).click();
     await page.waitForURL((url) => url.pathname === `/decks/${deckId}`);
     await page.waitForLoadState('load');
