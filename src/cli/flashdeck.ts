@@ -129,10 +129,10 @@ async function run(ctx: ServiceContext, { values, positionals }: Parsed, out: Ou
       const limit = values.limit === undefined ? 100 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
       const entries = await listTokenActivity(ctx, { tokenId: id, limit });
-      out.stdout(['AT', 'METHOD', 'ROUTE', 'DECK', 'STATUS', 'DURATION', 'CLIENT', 'USER_AGENT', 'REQUEST_ID'].join('\t'));
+      out.stdout(['AT', 'METHOD', 'ROUTE', 'DECK', 'STATUS', 'DURATION', 'CLIENT', 'USER_AGENT', 'REQUEST_ID', 'ERROR_CODE'].join('\t'));
       if (entries.length === 0) out.stderr(`no calls recorded for ${id}`);
       for (const e of entries) {
-        out.stdout([e.at, e.method, e.route, e.deckId ?? '-', e.status, `${e.durationMs}ms`, e.clientIp ?? '-', e.userAgent ?? '-', e.requestId].join('\t'));
+        out.stdout([e.at, e.method, e.route, e.deckId ?? '-', e.status, `${e.durationMs}ms`, e.clientIp ?? '-', e.userAgent ?? '-', e.requestId, e.errorCode ?? '-'].join('\t'));
       }
       return;
     }

@@ -179,6 +179,7 @@ describe('flashdeck CLI', () => {
       assert.deepEqual(rows.map((r) => r[2]), calls.map(([, route]) => route).reverse());
       assert.deepEqual(rows.map((r) => r[8]), [...requestIds].reverse());
       assert.deepEqual(rows.map((r) => r[4]), ['404', '200', '200', '200']);
+      assert.deepEqual(rows.map((r) => r[9]), ['DECK_NOT_FOUND', '-', '-', '-'], 'the error code of each call');
       assert.equal(rows[0]?.[3], 'dck_missing');
       assert.ok(rows.every((r) => r[1] === 'GET' && r[7] === 'cli-activity-test'));
       const times = rows.map((r) => Date.parse(r[0]));
