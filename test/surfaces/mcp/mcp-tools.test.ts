@@ -229,7 +229,8 @@ describe('MCP tools', () => {
     assert.equal(read?.deckId, deckId);
     assert.equal(read?.method, 'POST');
     assert.equal(read?.userAgent, 'mcp-test/1.0');
-    assert.ok(mcpEntries.some((e) => e.route === 'mcp:update_card' && e.status === 412), 'a refused call is recorded with its status');
+    assert.ok(mcpEntries.some((e) => e.route === 'mcp:update_card' && e.status === 412 && e.errorCode === 'VERSION_MISMATCH'), 'a refused call is recorded with its status and error code');
+    assert.equal(read?.errorCode, null, 'a success has no error code');
     assert.ok(mcpEntries.some((e) => e.route === 'mcp:import_deck' && e.status === 201 && e.deckId === deckId));
   });
 
