@@ -189,7 +189,8 @@ async function benchCsv(): Promise<CsvFigures> {
     const samples = { csv: [] as number[], json: [] as number[] };
     const cpu = { csv: 0, json: 0 };
     for (let i = 0; i < IMPORT_WARMUP + IMPORTS; i++) {
-      for (const format of (i % 2 === 0 ? ['csv', 'json'] : ['json', 'csv'])) {
+      const order: ('csv' | 'json')[] = i % 2 === 0 ? ['csv', 'json'] : ['json', 'csv'];
+      for (const format of order) {
         const before = server.cpuSeconds();
         const res = await binaryRequest(bodies[format].url, { ...auth, 'content-type': bodies[format].type }, bodies[format].body, true);
         if (res.status !== 201) throw new Error(`${format} import: ${res.status} ${res.body.slice(0, 300)}`);
