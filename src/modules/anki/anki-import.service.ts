@@ -8,11 +8,11 @@ import { Worker } from 'node:worker_threads';
 import { inTransaction, type BeforeCommit, type ServiceContext } from '../../context.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { assertBody } from '../../validation.ts';
-import { createImportedDeckIn, prepareBody } from '../deck-import/deck-import.service.ts';
+import { createImportedDeckIn, prepareBody, type PreparedImport } from '../deck-import/deck-import.service.ts';
 import { ImportBodySchema, type ImportResult, type ImportWarning } from '../decks/decks.schemas.ts';
 import type { Actor } from '../identity/principal.ts';
 import type { ImageFacts } from '../media/image-probe.ts';
-import { storeImages, type PreparedImage } from '../media/media.service.ts';
+import { discardStagedImages, stageImages, storeImages, type PreparedImage } from '../media/media.service.ts';
 import type { PackageDeck } from './anki-package.ts';
 
 export interface AnkiImportRequest {
@@ -92,21 +92,34 @@ export async function importAnkiPackage(
     throw new AppError('PAYLOAD_TOO_LARGE', `An Anki package may be at most ${ctx.media.apkgLimitBytes} bytes`);
   }
   const parsed = await readPackage(ctx, request);
-  // Validated and normalised as any import body is, before anything is written.
-  const prepared = parsed.decks.map((deck) => {
+  // Validated and normalised as any import body is, before anything is written; a deck at a time,
+  // so other requests are answered between them.
+  const prepared: PreparedImport[] = [];
+  for (const deck of parsed.decks) {
     const warnings = [...deck.warnings];
     const body = assertBody(ImportBodySchema, { deck: deck.meta, cards: deck.cards });
-    return prepareBody(body, false, warnings);
-  });
+    prepared.push(prepareBody(body, false, warnings));
+    await new Promise((resolve) => { setImmediate(resolve); });
+  }
   const images: PreparedImage[] = parsed.images.map((i) => ({ hash: i.hash, facts: i.facts, data: Buffer.from(i.data.buffer, i.data.byteOffset, i.data.byteLength) }));
-  const written = await inTransaction(ctx.db, async (trx) => {
-    await storeImages(ctx, trx, actor, images);
-    const decks = [];
-    for (const deck of prepared) decks.push(await createImportedDeckIn(ctx, trx, actor, deck));
-    const result: AnkiImportResult = { decks: decks.map((d) => d.result), warnings: parsed.warnings };
-    await beforeCommit?.(trx, result);
-    return { decks, result };
-  });
+  // The images' bytes first, in transactions of their own (stageImages says why); the decks and
+  // the images' ownership in one, so that a failure leaves no deck and, once the staged bytes are
+  // discarded, no image.
+  const staged = await stageImages(ctx, actor, images);
+  let written;
+  try {
+    written = await inTransaction(ctx.db, async (trx) => {
+      await storeImages(ctx, trx, actor, images);
+      const decks = [];
+      for (const deck of prepared) decks.push(await createImportedDeckIn(ctx, trx, actor, deck));
+      const result: AnkiImportResult = { decks: decks.map((d) => d.result), warnings: parsed.warnings };
+      await beforeCommit?.(trx, result);
+      return { decks, result };
+    });
+  } catch (error) {
+    await discardStagedImages(ctx, staged);
+    throw error;
+  }
   for (const { deck } of written.decks) await ctx.deckVersions.publish(deck.id, deck.updatedAt);
   return written.result;
 }

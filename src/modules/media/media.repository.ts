@@ -34,11 +34,25 @@ export async function findMediaBlob(db: Db, hash: string): Promise<MediaBlob | n
   };
 }
 
-/** Stores the image unless one with its hash is there already (then the bytes are the same). */
-export async function insertMediaBlob(db: Db, blob: MediaBlob, now: string): Promise<void> {
-  await db.insertInto('media_blobs').values({
+/**
+ * Stores the image unless one with its hash is there already (then the bytes are the same); true
+ * when this call stored it.
+ */
+export async function insertMediaBlob(db: Db, blob: MediaBlob, now: string): Promise<boolean> {
+  const result = await db.insertInto('media_blobs').values({
     hash: blob.hash, content_type: blob.contentType, bytes: blob.bytes, width: blob.width, height: blob.height, data: blob.data, created_at: now,
-  }).onConflict((oc) => oc.column('hash').doNothing()).execute();
+  }).onConflict((oc) => oc.column('hash').doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Which of these hashes are stored. */
+export async function storedMediaHashes(db: Db, hashes: readonly string[]): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    const rows = await db.selectFrom('media_blobs').select('hash').where('hash', 'in', hashes.slice(i, i + 500)).execute();
+    for (const row of rows) stored.add(row.hash);
+  }
+  return stored;
 }
 
 /** Makes the user an owner of the media (again: a re-upload counts as a fresh reference). */

@@ -9,7 +9,7 @@ import { MAX_IMAGE_BYTES, probeImage, type ImageFacts } from './image-probe.ts';
 import { contentHash, hashOfMediaFile, mediaHashesIn, mediaId, mediaUrl } from './media-address.ts';
 import {
   addMediaOwner, deleteStaleOwnerships, deleteUnownedMediaBlob, findMediaBlob, findMediaBlobs, forEachMediaOwnership,
-  insertMediaBlob, mediaBytesOfUser, ownedHashes, scanMediaMentions, setUnreferencedSince, unownedMediaHashes,
+  insertMediaBlob, mediaBytesOfUser, ownedHashes, scanMediaMentions, setUnreferencedSince, storedMediaHashes, unownedMediaHashes,
   type MediaBlob, type MediaOwnership,
 } from './media.repository.ts';
 import type { StoredMedia } from './media.schemas.ts';
@@ -49,28 +49,96 @@ export async function uploadMedia(ctx: ServiceContext, actor: Actor, input: { da
   return storedMedia(image);
 }
 
+/** Images written per transaction when they are staged, with a turn of the event loop between. */
+const STAGE_BATCH_BYTES = 4 * 1024 * 1024;
+
+const unique = (images: readonly PreparedImage[]): PreparedImage[] => [...new Map(images.map((i) => [i.hash, i])).values()];
+
+/** 403 MEDIA_QUOTA_EXCEEDED unless the images the actor does not own yet fit in their quota. */
+async function assertWithinQuota(ctx: ServiceContext, db: Db, actor: Actor, images: readonly PreparedImage[]): Promise<void> {
+  const owned = await ownedHashes(db, actor.userId, images.map((i) => i.hash));
+  const added = images.filter((i) => !owned.has(i.hash)).reduce((sum, i) => sum + i.data.length, 0);
+  if (added === 0) return;
+  const used = await mediaBytesOfUser(db, actor.userId);
+  if (used + added > ctx.media.quotaBytes) {
+    throw new AppError('MEDIA_QUOTA_EXCEEDED', `These images (${added} bytes) would take your media past its quota of ${ctx.media.quotaBytes} bytes (${used} used)`, {
+      quotaBytes: ctx.media.quotaBytes, usedBytes: used, addedBytes: added,
+    });
+  }
+}
+
+/** Images this import wrote ahead of its transaction, which nobody owns until storeImages. */
+export interface StagedImages {
+  /** Hashes stored by the staging (not there before it). */
+  readonly added: readonly string[];
+}
+
+const nextTurn = () => new Promise<void>((resolve) => { setImmediate(resolve); });
+
+/**
+ * Writes the bytes of many images (an Anki package's) ahead of the transaction that makes them the
+ * actor's (storeImages), about 4 MiB per transaction with a turn of the event loop between. On
+ * SQLite a transaction runs on the server's only thread: the 50 MB of a large package written in
+ * the import's one transaction held every other request for the whole write (GET /healthz waited
+ * 1.6 s, docs/performance.md "Formats"). A staged image is nobody's and counts against no quota;
+ * the quota is checked first, so nobody stages past theirs. When the import then fails,
+ * discardStagedImages removes what the staging added (the hourly purge would, after its grace).
+ */
+export async function stageImages(ctx: ServiceContext, actor: Actor, images: readonly PreparedImage[]): Promise<StagedImages> {
+  const list = unique(images);
+  if (list.length === 0) return { added: [] };
+  await assertWithinQuota(ctx, ctx.db, actor, list);
+  const added: string[] = [];
+  const now = ctx.clock.now().toISOString();
+  try {
+    for (let at = 0; at < list.length;) {
+      let bytes = 0;
+      const batch: PreparedImage[] = [];
+      while (at < list.length && (batch.length === 0 || bytes + list[at].data.length <= STAGE_BATCH_BYTES)) {
+        bytes += list[at].data.length;
+        batch.push(list[at++]);
+      }
+      await inTransaction(ctx.db, async (trx) => {
+        for (const image of batch) {
+          if (await insertMediaBlob(trx, blobOf(image), now)) added.push(image.hash);
+        }
+      });
+      await nextTurn();
+    }
+  } catch (error) {
+    await discardStagedImages(ctx, { added });
+    throw error;
+  }
+  return { added };
+}
+
+/** Removes the staged images that nobody has come to own (the import that staged them failed). */
+export async function discardStagedImages(ctx: ServiceContext, staged: StagedImages): Promise<void> {
+  for (const [i, hash] of staged.added.entries()) {
+    await deleteUnownedMediaBlob(ctx.db, hash);
+    if (i % 50 === 49) await nextTurn();
+  }
+}
+
+function blobOf(image: PreparedImage): MediaBlob {
+  return { hash: image.hash, contentType: image.facts.contentType, bytes: image.data.length, width: image.facts.width, height: image.facts.height, data: image.data };
+}
+
 /**
  * Stores images for the actor inside the caller's transaction, within their quota (403
  * MEDIA_QUOTA_EXCEEDED counts only images they do not own yet). Takes the user's row lock, so
- * concurrent uploads cannot pass the quota together.
+ * concurrent uploads cannot pass the quota together. Bytes already stored (staged by stageImages,
+ * or anyone's) are not written again.
  */
 export async function storeImages(ctx: ServiceContext, trx: Db, actor: Actor, images: readonly PreparedImage[]): Promise<void> {
   if (images.length === 0) return;
-  const unique = [...new Map(images.map((i) => [i.hash, i])).values()];
+  const list = unique(images);
   await lockUser(trx, actor.userId);
-  const owned = await ownedHashes(trx, actor.userId, unique.map((i) => i.hash));
-  const added = unique.filter((i) => !owned.has(i.hash)).reduce((sum, i) => sum + i.data.length, 0);
-  if (added > 0) {
-    const used = await mediaBytesOfUser(trx, actor.userId);
-    if (used + added > ctx.media.quotaBytes) {
-      throw new AppError('MEDIA_QUOTA_EXCEEDED', `These images (${added} bytes) would take your media past its quota of ${ctx.media.quotaBytes} bytes (${used} used)`, {
-        quotaBytes: ctx.media.quotaBytes, usedBytes: used, addedBytes: added,
-      });
-    }
-  }
+  await assertWithinQuota(ctx, trx, actor, list);
+  const stored = await storedMediaHashes(trx, list.map((i) => i.hash));
   const now = ctx.clock.now().toISOString();
-  for (const image of unique) {
-    await insertMediaBlob(trx, { hash: image.hash, contentType: image.facts.contentType, bytes: image.data.length, width: image.facts.width, height: image.facts.height, data: image.data }, now);
+  for (const image of list) {
+    if (!stored.has(image.hash)) await insertMediaBlob(trx, blobOf(image), now);
     await addMediaOwner(trx, actor.userId, image.hash, now);
   }
 }
