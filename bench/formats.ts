@@ -181,8 +181,8 @@ async function benchCsv(): Promise<CsvFigures> {
       const res = await binaryRequest(bodies[format].url, { ...auth, 'content-type': bodies[format].type }, bodies[format].body, true);
       if (res.status !== 201) throw new Error(`${format} import: ${res.status} ${res.body.slice(0, 300)}`);
       const deckId = (JSON.parse(res.body) as { deckId: string }).deckId;
-      const deck = JSON.parse((await capture(`${server.url}${API}/decks/${deckId}`, { headers: auth })).body.toString()) as { deck: Record<string, unknown>; cards: Record<string, unknown>[] };
-      made[format] = { title: deck.deck.title, lang: deck.deck.lang, cards: deck.cards.map((c) => [c.front, c.back, c.extras]) };
+      const deck = JSON.parse((await capture(`${server.url}${API}/decks/${deckId}`, { headers: auth })).body.toString()) as { title: string; lang: string; cards: Record<string, unknown>[] };
+      made[format] = { title: deck.title, lang: deck.lang, cards: deck.cards.map((c) => [c.front, c.back, c.extras]) };
     }
     if (JSON.stringify(made.csv) !== JSON.stringify(made.json)) throw new Error('the CSV and JSON imports made different decks');
     log(`csv: ${IMPORT_WARMUP} warm-up and ${IMPORTS} timed creates per format, CSV and JSON alternating, one at a time`);

@@ -1,9 +1,10 @@
 // Deck CSV (RFC 4180): one card a row, columns front, back, and optionally tags (space-separated,
-// as Anki writes them), frontType, backType, named by a header row or taken by position. Parsed by
-// csv-parse, fed in slices with a yield between them, and bounded before the work it bounds: at most
-// MAX_CSV_COLUMNS a record, MAX_CSV_RECORD_CHARS a record, one row past the card limit.
-import { CsvError, Parser } from 'csv-parse';
+// as Anki writes them), frontType, backType, named by a header row or taken by position. Read by
+// csv-records.ts (which says why not csv-parse), with a yield every 64 Ki characters, and bounded
+// before the work it bounds: at most MAX_CSV_COLUMNS a record, MAX_CSV_RECORD_CHARS a record, one
+// row past the card limit.
 import { AppError } from '../../errors.ts';
+import { CsvRecordError, csvRecords } from './csv-records.ts';
 import { MAX_CARDS_PER_DECK, type CardDto, type CardInput, type ImportWarning } from '../decks/decks.schemas.ts';
 
 export const CSV_COLUMNS = ['front', 'back', 'tags', 'frontType', 'backType'] as const;
@@ -19,22 +20,6 @@ const SLICE_CHARS = 64 * 1024;
 export interface ParsedCsv {
   readonly cards: CardInput[];
   readonly warnings: ImportWarning[];
-}
-
-class TooManyColumns extends Error {
-  readonly line: number;
-  constructor(line: number) {
-    super('too many columns');
-    this.line = line;
-  }
-}
-
-class TooManyRows extends Error {
-  readonly line: number;
-  constructor(line: number) {
-    super('too many rows');
-    this.line = line;
-  }
 }
 
 const HEADER_NAMES = new Map<string, CsvColumn>(CSV_COLUMNS.map((c) => [c.toLowerCase(), c]));
@@ -61,63 +46,27 @@ function ankiHeader(text: string): { body: string; delimiter: string } {
 /** All records of the text, or the catalog error that says why not. */
 async function records(text: string): Promise<string[][]> {
   const { body, delimiter } = ankiHeader(text);
-  // The line the last whole record ended on: an unclosed quote is in a record after it.
-  let lastRecordLine = 0;
-  const parser = new Parser({
-    delimiter,
-    record_delimiter: ['\r\n', '\n'],
-    relax_column_count: true,
-    skip_empty_lines: true,
-    max_record_size: MAX_CSV_RECORD_CHARS,
-    on_record: (record, context) => {
-      lastRecordLine = context.lines;
-      return record;
-    },
-    // Called for every field: the bounds hold before a record of a million columns is made.
-    cast: (value, context) => {
-      if (context.index >= MAX_CSV_COLUMNS) throw new TooManyColumns(context.lines);
-      // The header (if any), the cards, and one more row are enough to say there are too many.
-      if (context.records > MAX_CARDS_PER_DECK + 1) throw new TooManyRows(context.lines);
-      return value;
-    },
-  });
-  const out: string[][] = [];
-  let failure: unknown = null;
-  parser.on('readable', () => {
-    let record: unknown;
-    while ((record = parser.read()) !== null) out.push(record as string[]);
-  });
-  parser.on('error', (error) => { failure ??= error; });
-  for (let at = 0; at < body.length && failure === null; at += SLICE_CHARS) {
-    parser.write(body.slice(at, at + SLICE_CHARS));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  if (failure === null) {
-    parser.end();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  if (failure !== null) throw csvFailure(failure, lastRecordLine + 1);
-  return out;
-}
-
-function csvFailure(error: unknown, unfinishedRecordLine: number): AppError {
-  if (error instanceof TooManyColumns) {
-    return new AppError('CSV_TOO_MANY_COLUMNS', `line ${error.line}: a record has more than ${MAX_CSV_COLUMNS} columns`, { line: error.line });
-  }
-  if (error instanceof TooManyRows) {
-    return new AppError('TOO_MANY_CARDS', `line ${error.line}: more than ${MAX_CARDS_PER_DECK} rows; a deck holds at most ${MAX_CARDS_PER_DECK} cards`, { field: 'cards', line: error.line });
-  }
-  if (error instanceof CsvError) {
-    const line = Math.max(1, Number((error as CsvError & { lines?: number }).lines ?? 1));
-    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      return new AppError('CSV_UNCLOSED_QUOTE', `line ${unfinishedRecordLine}: a quoted field of the record starting here is never closed`, { line: unfinishedRecordLine });
+  try {
+    // The header (if any), the cards, and one more row are enough to say there are too many.
+    return await csvRecords(body, {
+      delimiter, maxColumns: MAX_CSV_COLUMNS, maxRecordChars: MAX_CSV_RECORD_CHARS, maxRecords: MAX_CARDS_PER_DECK + 1, sliceChars: SLICE_CHARS,
+    });
+  } catch (error) {
+    if (!(error instanceof CsvRecordError)) throw error;
+    const { line } = error;
+    switch (error.kind) {
+      case 'too-many-columns':
+        throw new AppError('CSV_TOO_MANY_COLUMNS', `line ${line}: a record has more than ${MAX_CSV_COLUMNS} columns`, { line });
+      case 'too-many-records':
+        throw new AppError('TOO_MANY_CARDS', `line ${line}: more than ${MAX_CARDS_PER_DECK} rows; a deck holds at most ${MAX_CARDS_PER_DECK} cards`, { field: 'cards', line });
+      case 'unclosed-quote':
+        throw new AppError('CSV_UNCLOSED_QUOTE', `line ${line}: a quoted field of the record starting here is never closed`, { line });
+      case 'record-too-long':
+        throw new AppError('PARSE_FAILED', `line ${line}: a record is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`, { line });
+      default:
+        throw new AppError('PARSE_FAILED', `line ${line}: ${error.message}`, { line });
     }
-    if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      return new AppError('PARSE_FAILED', `line ${line}: a record is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`, { line });
-    }
-    return new AppError('PARSE_FAILED', `line ${line}: ${error.message.replace(/^[^:]*:\s*/, '')}`, { line });
   }
-  throw error;
 }
 
 /** The header row's column names, or null when the first row is a card. */
