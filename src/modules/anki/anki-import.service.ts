@@ -16,7 +16,12 @@ import { discardStagedImages, stageImages, storeImages, type PreparedImage } fro
 import type { PackageDeck } from './anki-package.ts';
 
 export interface AnkiImportRequest {
-  readonly data: Buffer;
+  /**
+   * The package. Taken: once it is written to the temporary file the worker reads, the import lets
+   * go of it (sets an empty buffer here), so that a large package is not held in memory beside the
+   * images read from it (docs/performance.md "Formats"). A caller passes the only other reference.
+   */
+  data: Buffer;
   /** One Anki deck by name or id; every deck when absent. */
   readonly deck?: string | undefined;
 }
@@ -40,7 +45,10 @@ function readInWorker(file: string, workDir: string, deck: string | null, timeLi
     const worker = new Worker(WORKER_URL, {
       workerData: { file, workDir, deck },
       // A package's collection and images, not more: a worker that runs away stops itself.
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      // A young generation of 8 MB (V8 sizes it from the machine's memory otherwise, up to 48 MB):
+      // the worker's garbage is short-lived strings of one note at a time, and what it keeps
+      // (images, cards) moves to the old generation anyway.
+      resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 8 },
     });
     let settled = false;
     const stop = (error: Error) => {
@@ -73,6 +81,7 @@ async function readPackage(ctx: ServiceContext, request: AnkiImportRequest): Pro
   try {
     const file = path.join(workDir, 'package.zip');
     await fs.writeFile(file, request.data);
+    request.data = Buffer.alloc(0);
     const answer = await readInWorker(file, workDir, request.deck ?? null, ctx.media.apkgTimeLimitMs);
     if (!answer.ok) {
       if (answer.code === 'INTERNAL_ERROR') throw new Error(`reading the package failed: ${answer.message}`);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { declareSizes, latestPackage, legacyCollection, legacyPackage, modernCollection, renameEntry, zipOf } from '../../helpers/anki.ts';
-import { png } from '../../helpers/images.ts';
+import { noisyPng, png } from '../../helpers/images.ts';
 import { mediaRows } from '../../helpers/media-rows.ts';
 import { type ApiResponse, type TestServer, startServerWithUser } from '../../helpers/server.ts';
 import fs from 'node:fs';
@@ -136,6 +136,45 @@ describe('POST /decks/import/apkg: formats and hostile packages', () => {
     assertError(await importApkg(await legacyPackage(legacyCollection(decks, notes), media), someone.token), 403, 'DECK_LIMIT_REACHED');
     assert.equal(await deckCount(someone.token), 0);
     assert.equal((await mediaRows(server)).length, imagesBefore);
+  });
+});
+
+describe('POST /decks/import/apkg: images and the media quota', () => {
+  let server: TestServer;
+  before(async () => { ({ server } = await startServerWithUser({ MEDIA_QUOTA_BYTES: '6000', DECK_LIMIT: '1' })); });
+  after(async () => { await server.close(); });
+
+  const importApkg = (body: Buffer, as: string) =>
+    server.api('POST', '/decks/import/apkg', { token: as, body, headers: { 'content-type': 'application/zip' } });
+  const deckCount = async (as: string) => (await server.api('GET', '/decks?limit=100', { token: as })).body.items.length as number;
+  const packageOf = (decks: number, media: Record<string, Buffer>) => legacyPackage(legacyCollection(
+    Object.fromEntries(Array.from({ length: decks }, (_, i) => [i + 1, `Deck ${i + 1}`])),
+    Object.keys(media).map((name, i) => ({ fields: [`Q${i}`, `A <img src="${name}">`], deck: (i % decks) + 1 })),
+  ), media);
+
+  test('should refuse images past the media quota with MEDIA_QUOTA_EXCEEDED, leaving no deck and no image', async () => {
+    const someone = await server.user();
+    const imagesBefore = (await mediaRows(server)).length;
+    const res = await importApkg(await packageOf(1, { 'a.png': noisyPng(60, 60), 'b.png': noisyPng(61, 60) }), someone.token);
+    assertError(res, 403, 'MEDIA_QUOTA_EXCEEDED');
+    assert.equal(res.body.error.details.quotaBytes, 6000);
+    assert.equal(await deckCount(someone.token), 0);
+    assert.equal((await mediaRows(server)).length, imagesBefore);
+  });
+
+  test('should keep an image someone else owns when an import that brought it too fails', async () => {
+    const owner = await server.user();
+    const shared = png(30, 4, 77);
+    const uploaded = await server.api('POST', '/media', { token: owner.token, body: shared, headers: { 'content-type': 'image/png' } });
+    assert.equal(uploaded.status, 201, uploaded.text);
+    const someone = await server.user();
+    const imagesBefore = (await mediaRows(server)).length;
+    // Two Anki decks for a user who may have one: the import fails once its images are written.
+    assertError(await importApkg(await packageOf(2, { 's.png': shared, 'n.png': png(31, 4, 78) }), someone.token), 403, 'DECK_LIMIT_REACHED');
+    assert.equal((await mediaRows(server)).length, imagesBefore, 'the new image is gone, the shared one stays');
+    const served = await fetch(`${server.url}${uploaded.body.url as string}`);
+    assert.equal(served.status, 200);
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), shared);
   });
 });
 

@@ -128,6 +128,26 @@ describe('CSV import and export', () => {
     assert.equal(quotes.status, 400, quotes.text);
   });
 
+  test('should read RFC 4180 edge cases: CRLF and LF, empty lines, a trailing delimiter, a lone CR kept, quotes doubled, no final line end', async () => {
+    const res = await csv('front,back\r\n\r\nQ1,A1,\n\nQ2\r2,"A ""2"""\r\n"Q,3","A\n3"');
+    assert.equal(res.status, 201, res.text);
+    const cards = withoutIds(await deckOf(res.body.deckId));
+    assert.deepEqual(cards.map((c) => [c.front, c.back]), [['Q1', 'A1'], ['Q2\r2', 'A "2"'], ['Q,3', 'A\n3']]);
+  });
+
+  test('should refuse a record over 64 Ki characters with PARSE_FAILED and the line it starts on', async () => {
+    const res = await csv(`front,back\nQ,A\nQ,${'x'.repeat(70_000)}\n`);
+    assertError(res, 400, 'PARSE_FAILED');
+    assert.equal(res.body.error.details.line, 3);
+  });
+
+  test('should leave no deck behind when a CSV import fails on its last row', async () => {
+    const before = (await server.api('GET', '/decks?limit=100', { token })).body.items.length as number;
+    const rows = Array.from({ length: 249 }, (_, i) => `Q${i},A${i},,,`);
+    assertError(await csv(['front,back,tags,frontType,backType', ...rows, 'Q,A,,rtf,'].join('\n')), 400, 'SCHEMA_INVALID');
+    assert.equal((await server.api('GET', '/decks?limit=100', { token })).body.items.length, before);
+  });
+
   test('should refuse malformed CSV with PARSE_FAILED and a cell of another content type with SCHEMA_INVALID', async () => {
     assertError(await csv('front,back\nQ"x,A\n'), 400, 'PARSE_FAILED');
     const res = await csv('front,back,frontType\nQ,A,rtf\n');

@@ -73,9 +73,14 @@ export const ankiRoutes: RouteModule = (app, { ctx, idempotent }) => {
         ]),
       },
     },
-  }, async (request, reply) => idempotent(request, reply, async (beforeCommit) => {
-    const result = await importAnkiPackage(ctx, principalOf(request), { data: request.body as Buffer, deck: request.query.deck }, beforeCommit);
-    request.activityDeckId = result.decks.at(0)?.deckId ?? null;
-    return result;
-  }, (_result: AnkiImportResult) => 201));
+  }, async (request, reply) => {
+    const input = { data: request.body as Buffer, deck: request.query.deck };
+    // The import lets go of the package once it is on disk (AnkiImportRequest); so does the request.
+    request.body = undefined;
+    return idempotent(request, reply, async (beforeCommit) => {
+      const result = await importAnkiPackage(ctx, principalOf(request), input, beforeCommit);
+      request.activityDeckId = result.decks.at(0)?.deckId ?? null;
+      return result;
+    }, (_result: AnkiImportResult) => 201);
+  });
 };
