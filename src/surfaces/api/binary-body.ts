@@ -15,9 +15,9 @@ export function readBinaryBody(request: FastifyRequest, payload: Readable): Prom
   const header = request.headers['content-length'];
   const declared = header === undefined ? null : Number(header);
   return new Promise((resolve, reject) => {
+    // As Fastify's own reader does: stop reading; the root's onError hook drains what is left.
     const fail = (error: Error) => {
       payload.removeAllListeners('data');
-      payload.resume();
       reject(error);
     };
     if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) {
