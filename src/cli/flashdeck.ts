@@ -160,6 +160,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await migrateToLatest(store.db);
     const ctx = await createServiceContext({
       db: store.db, clock: systemClock, publicUrl: config.publicUrl, deckLimit: config.deckLimit, tokenHashKey: config.tokenHashKey,
+      hashing: config.hashing,
       media: mediaSettings(config),
     });
     const handled = await runFormatCommand(ctx, parsed.positionals, parsed.values, {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { storeEnvFor } from './backend.ts';
+import { storeEnvFor, TEST_ENV } from './backend.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -15,7 +15,7 @@ const NODE = process.execPath;
 
 /** The environment of a child: the caller's, minus the test runner's marker, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...storeEnvFor(env.DATA_DIR), ...env };
+  const out: NodeJS.ProcessEnv = { ...process.env, ...TEST_ENV, LOG_LEVEL: 'warn', ...storeEnvFor(env.DATA_DIR), ...env };
   delete out.NODE_TEST_CONTEXT;
   return out;
 }

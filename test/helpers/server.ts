@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp, type AppOverrides, type FlashdeckApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { dropStore, onPostgres, redisNamespaceFor, storeEnvFor } from './backend.ts';
+import { dropStore, onPostgres, redisNamespaceFor, storeEnvFor, TEST_ENV } from './backend.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 export const ALL_SCOPES = ['decks:read', 'decks:write', 'reviews:read', 'reviews:write', 'decks:delete', 'public-decks:read'];
@@ -54,7 +54,7 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
   // On the postgres-redis run: a fresh schema and Redis namespace per server, dropped on close.
   const redisNamespace = onPostgres() ? redisNamespaceFor(dataDir) : undefined;
   const config = loadConfig({
-    PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...storeEnvFor(dataDir), ...env,
+    ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...storeEnvFor(dataDir), ...env,
   });
   const app = await buildApp(config, { logger: false, redisNamespace, ...overrides });
   // PORT is 0 (any) unless a suite fixes it, as OAuth suites do so that PUBLIC_URL is the issuer.

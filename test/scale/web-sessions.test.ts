@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { buildApp, type FlashdeckApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { dropStore, redisNamespaceFor, storeEnvFor } from '../helpers/backend.ts';
+import { dropStore, redisNamespaceFor, storeEnvFor, TEST_ENV } from '../helpers/backend.ts';
 import { tempDataDir } from '../helpers/process.ts';
 import { newEmail, WebClient } from '../helpers/web.ts';
 import { SKIP_UNLESS_POSTGRES_REDIS } from './cluster.ts';
@@ -22,7 +22,7 @@ describe('web sessions across two instances on PostgreSQL + Redis', { skip: SKIP
   let b: string;
 
   async function start(): Promise<string> {
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SIGNIN_ATTEMPTS_PER_MINUTE: '3', ...storeEnvFor(dataDir) });
+    const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SIGNIN_ATTEMPTS_PER_MINUTE: '3', ...storeEnvFor(dataDir) });
     const app = await buildApp(config, { logger: false, redisNamespace: namespace });
     apps.push(app);
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { PasswordHasher } from '../../../src/modules/users/password.ts';
 
 describe('PasswordHasher', () => {
@@ -32,5 +33,15 @@ describe('PasswordHasher', () => {
     const hasher = new PasswordHasher();
     assert.equal(await hasher.verify('an older password', older), true);
     assert.equal(await hasher.verify('another password', older), false);
+  });
+
+  test('should hash at N=2^15 by default, at N=2^PASSWORD_HASH_COST when set lower, and refuse a cost above 15', async () => {
+    assert.match(await new PasswordHasher().hash('correct horse battery'), /^scrypt\$32768\$8\$3\$/);
+    const cheap = new PasswordHasher(loadConfig({ PASSWORD_HASH_COST: '10' }).hashing);
+    const stored = await cheap.hash('correct horse battery');
+    assert.match(stored, /^scrypt\$1024\$8\$3\$/);
+    assert.equal(await new PasswordHasher().verify('correct horse battery', stored), true);
+    assert.equal(loadConfig({}).hashing.cost, 15);
+    assert.throws(() => loadConfig({ PASSWORD_HASH_COST: '16' }), (error) => error instanceof ConfigError && error.message.includes('PASSWORD_HASH_COST'));
   });
 });
