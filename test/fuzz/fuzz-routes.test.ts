@@ -64,7 +64,7 @@ describe('generated requests on every route', () => {
   let ids: Record<string, string[]>;
 
   before(async () => {
-    server = await startServer({ DECK_LIMIT: 'none', FAILED_AUTH_PER_MINUTE: '1000000' });
+    server = await startServer({ DECK_LIMIT: 'none', FAILED_AUTH_PER_MINUTE: '1000000' }, {}, { inject: true });
     user = await server.user();
     const other = await server.user();
     const { deckId } = await createDeck(server, user.token, 3);

@@ -54,7 +54,7 @@ describe('fuzzed write requests', () => {
   }
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({}, {}, { inject: true });
     user = await server.user();
     ({ deckId, version } = await createDeck(server, user.token, 3, 'fuzz target'));
     ({ deckId: fullDeckId } = await createDeck(server, user.token, 249, 'nearly full'));

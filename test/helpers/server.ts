@@ -1,8 +1,13 @@
-// Builds the real app on a temporary store, listens on a real port, and closes both after.
+// Builds the real app on a temporary store, and closes it and the store after: `build(t)` in a
+// test, `buildForSuite()` in a describe body; `startServer` for suites that manage it themselves.
+// `api` goes over a real socket, or in process through Fastify's inject where the socket is not
+// the point (build's default), sending what fetch would send.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before, type TestContext } from 'node:test';
+import zlib from 'node:zlib';
 import { buildApp, type AppOverrides, type FlashdeckApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { dropStore, onPostgres, redisNamespaceFor, storeEnvFor, TEST_ENV } from './backend.ts';
@@ -49,7 +54,12 @@ export interface TestServer {
 
 let userCounter = 0;
 
-export async function startServer(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
+export interface ServerOptions {
+  /** No socket: `api` calls the app in process (Fastify's inject); `url` answers nothing. */
+  inject?: boolean;
+}
+
+export async function startServer(env: Record<string, string> = {}, overrides: AppOverrides = {}, options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-test-'));
   // On the postgres-redis run: a fresh schema and Redis namespace per server, dropped on close.
   const redisNamespace = onPostgres() ? redisNamespaceFor(dataDir) : undefined;
@@ -57,13 +67,17 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
     ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...storeEnvFor(dataDir), ...env,
   });
   const app = await buildApp(config, { logger: false, redisNamespace, ...overrides });
-  // PORT is 0 (any) unless a suite fixes it, as OAuth suites do so that PUBLIC_URL is the issuer.
-  await app.listen({ port: config.port, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const url = `http://127.0.0.1:${port}`;
+  let url = 'http://127.0.0.1';
+  if (options.inject) {
+    await app.ready();
+  } else {
+    // PORT is 0 (any) unless a suite fixes it, as OAuth suites do so that PUBLIC_URL is the issuer.
+    await app.listen({ port: config.port, host: '127.0.0.1' });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }
   const base = `${url}/api/v1`;
-  const api = apiClient(base, new OpenApiChecker(app.apiDocument() as never));
+  const api = apiClient(base, new OpenApiChecker(app.apiDocument() as never), options.inject ? injected(app, url) : undefined);
 
   async function token(email: string, scopes: string[], name = 'test token') {
     const created = await app.admin.createToken({ email, name, scopes });
@@ -87,9 +101,42 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
   };
 }
 
+export interface BuildOptions extends ServerOptions {
+  /** Over the test defaults (config.ts's variables). */
+  env?: Record<string, string>;
+  overrides?: AppOverrides;
+  /** A real socket on 127.0.0.1 (for fetch, browsers, raw requests); by default `api` injects. */
+  socket?: boolean;
+}
+
+/** The app on a fresh store for the test `t`, closed with its store when `t` ends. */
+export async function build(t: Pick<TestContext, 'after'>, options: BuildOptions = {}): Promise<TestServer> {
+  const server = await startServer(options.env, options.overrides, { inject: options.socket !== true });
+  t.after(() => server.close());
+  return server;
+}
+
+/**
+ * In a describe body: one app (and a user holding every scope) for the suite's tests, built
+ * before the first and closed after the last. Read `suite.server` and `suite.user` in the tests.
+ */
+export function buildForSuite(options: BuildOptions = {}): { readonly server: TestServer; readonly user: TestUser } {
+  let built: { server: TestServer; user: TestUser } | undefined;
+  before(async () => {
+    const server = await startServer(options.env, options.overrides, { inject: options.socket !== true });
+    built = { server, user: await server.user() };
+  });
+  after(async () => { await built?.server.close(); });
+  const get = () => {
+    if (built === undefined) throw new Error('buildForSuite: read suite.server inside a test, after the suite\'s before hook');
+    return built;
+  };
+  return { get server() { return get().server; }, get user() { return get().user; } };
+}
+
 /** A server with one user holding every scope: what most suites start in their `before`. */
-export async function startServerWithUser(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<{ server: TestServer; user: TestUser }> {
-  const server = await startServer(env, overrides);
+export async function startServerWithUser(env: Record<string, string> = {}, overrides: AppOverrides = {}, options: ServerOptions = {}): Promise<{ server: TestServer; user: TestUser }> {
+  const server = await startServer(env, overrides, options);
   return { server, user: await server.user() };
 }
 
@@ -97,7 +144,7 @@ export async function startServerWithUser(env: Record<string, string> = {}, over
  * Calls the API under `base` the way every test does: a token, a JSON body, and every response
  * under /api/v1 checked against the OpenAPI document, every non-2xx for the error envelope.
  */
-export function apiClient(base: string, checker: OpenApiChecker): TestServer['api'] {
+export function apiClient(base: string, checker: OpenApiChecker, send: Send = fetchSend): TestServer['api'] {
   return async function api<T>(method: string, apiPath: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -111,10 +158,9 @@ export function apiClient(base: string, checker: OpenApiChecker): TestServer['ap
     let responseHeaders: Headers;
     let text: string;
     if (options.repeat === undefined) {
-      const res = await fetch(target, { method, headers, body });
-      ({ status, headers: responseHeaders } = res);
-      text = await res.text();
+      ({ status, headers: responseHeaders, text } = await send(target, method, headers, body));
     } else {
+      if (send !== fetchSend) throw new Error('repeated header lines need a socket: build(t, { socket: true })');
       const lines = [...Object.entries(headers), ...options.repeat];
       ({ status, headers: responseHeaders, text } = await rawRequest(target, method, lines, body === undefined ? undefined : body.toString()));
     }
@@ -130,6 +176,40 @@ export function apiClient(base: string, checker: OpenApiChecker): TestServer['ap
       }
     }
     return { status, headers: responseHeaders, text, body: parsed as T };
+  };
+}
+
+type Send = (url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined) => Promise<{ status: number; headers: Headers; text: string }>;
+
+async function fetchSend(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined) {
+  const res = await fetch(url, { method, headers, body });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/**
+ * Requests through Fastify's inject with the headers fetch would add (checked as fetch checks
+ * them, a string body as text/plain), and a compressed answer decoded as fetch decodes it.
+ */
+function injected(app: FlashdeckApp, origin: string): Send {
+  const host = new URL(origin).host;
+  return async (url, method, headers, body) => {
+    const sent = new Headers(headers);
+    for (const [name, value] of [['accept', '*/*'], ['accept-language', '*'], ['sec-fetch-mode', 'cors'], ['user-agent', 'node'], ['accept-encoding', 'gzip, deflate']]) {
+      if (!sent.has(name)) sent.set(name, value);
+    }
+    if (typeof body === 'string' && !sent.has('content-type')) sent.set('content-type', 'text/plain;charset=UTF-8');
+    const target = new URL(url);
+    const res = await app.inject({
+      method: method as 'GET', url: `${target.pathname}${target.search}`, headers: { ...Object.fromEntries(sent), host }, payload: body,
+    });
+    const received = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) received.append(name, String(one));
+    }
+    const encoding = received.get('content-encoding');
+    const raw = res.rawPayload;
+    const decoded = raw.length === 0 ? raw : encoding === 'gzip' ? zlib.gunzipSync(raw) : encoding === 'deflate' ? zlib.inflateSync(raw) : encoding === 'br' ? zlib.brotliDecompressSync(raw) : raw;
+    return { status: res.statusCode, headers: received, text: decoded.toString('utf8') };
   };
 }
 

@@ -23,7 +23,7 @@ describe('ownership', () => {
   let secrets: string[];
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({}, {}, { inject: true });
     a = (await server.user()).token;
     b = (await server.user()).token;
     aDeckId = (await createDeck(server, a, 1, 'Alpha deck')).deckId;

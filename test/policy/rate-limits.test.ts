@@ -14,7 +14,7 @@ function retryAfter(res: ApiResponse): number {
 
 describe('per-token rate limits with the default configuration', () => {
   let server: TestServer;
-  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '', RATE_LIMIT_PER_DAY: '' }); });
+  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '', RATE_LIMIT_PER_DAY: '' }, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should announce 60 per minute and 2000 per day in RateLimit-Policy', async () => {
@@ -38,7 +38,7 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   }
 
   before(async () => {
-    server = await startServer({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_DAY: '5' }, { clock: time.clock });
+    server = await startServer({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_DAY: '5' }, { clock: time.clock }, { inject: true });
     const owner = await server.user();
     email = owner.email;
     ownerToken = owner.token;

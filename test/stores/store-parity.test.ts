@@ -9,7 +9,7 @@ import { type TestServer, type TestUser, startServerWithUser } from '../helpers/
 describe('the same bytes on both stores', () => {
   let server: TestServer;
   let user: TestUser;
-  before(async () => { ({ server, user } = await startServerWithUser()); });
+  before(async () => { ({ server, user } = await startServerWithUser({}, {}, { inject: true })); });
   after(async () => { await server.close(); });
 
   test('should store and return text holding U+0000 and U+FFFF exactly', async () => {

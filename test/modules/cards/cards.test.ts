@@ -13,7 +13,7 @@ describe('POST /decks/{deckId}/cards', () => {
   const time = manualClock('2030-07-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock })); });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock }, { inject: true })); });
   after(async () => { await server.close(); });
 
   const deckOf = async (deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token })).body;
@@ -148,7 +148,7 @@ describe('PATCH /decks/{deckId}/cards/{cardId}', () => {
   const time = manualClock('2030-07-02T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock })); });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock }, { inject: true })); });
   after(async () => { await server.close(); });
 
   async function deckWithCards(n = 3) {

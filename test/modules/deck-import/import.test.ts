@@ -45,7 +45,7 @@ describe('POST /decks/import', () => {
   const time = manualClock('2030-08-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock })); });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock }, { inject: true })); });
   after(async () => { await server.close(); });
 
   const markdown = (body: string, query = '', headers: Record<string, string> = {}) =>

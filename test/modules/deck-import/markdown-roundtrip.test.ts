@@ -15,7 +15,7 @@ describe('deck markdown over HTTP', () => {
   let user: TestUser;
   before(async () => {
     // Each property run creates decks: lift the per-user limit.
-    server = await startServer({ DECK_LIMIT: 'none' });
+    server = await startServer({ DECK_LIMIT: 'none' }, {}, { inject: true });
     user = await server.user();
   });
   after(async () => { await server.close(); });

@@ -12,7 +12,7 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 describe('GET /decks', () => {
   const time = manualClock('2030-05-01T08:00:00.000Z');
   let server: TestServer;
-  before(async () => { server = await startServer({ PUBLIC_URL }, { clock: time.clock }); });
+  before(async () => { server = await startServer({ PUBLIC_URL }, { clock: time.clock }, { inject: true }); });
   after(async () => { await server.close(); });
 
   async function pages(token: string, limit: number): Promise<{ ids: string[]; sizes: number[] }> {
@@ -158,7 +158,7 @@ describe('GET /decks', () => {
 describe('GET /decks/{deckId}', () => {
   let server: TestServer;
   let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL })); });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, {}, { inject: true })); });
   after(async () => { await server.close(); });
 
   test('should return the deck with its complete card set in order', async () => {
@@ -234,7 +234,7 @@ describe('PATCH /decks/{deckId}', () => {
   const time = manualClock('2030-06-01T08:00:00.000Z');
   let server: TestServer;
   let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock })); });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock }, { inject: true })); });
   after(async () => { await server.close(); });
 
   test('should update metadata, keep the cards, and move version to the update time', async () => {

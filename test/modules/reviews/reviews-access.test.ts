@@ -13,7 +13,7 @@ describe('review sessions: scopes and ownership', () => {
   let session: { id: string; cards: string[] };
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({}, {}, { inject: true });
     owner = await server.user();
     stranger = await server.user();
     deckTitle = 'Owner private deck';

@@ -13,7 +13,7 @@ describe('review sessions: 4xx codes', () => {
   let owner: TestUser;
   let deckId: string;
   before(async () => {
-    server = await startServer();
+    server = await startServer({}, {}, { inject: true });
     owner = await server.user();
     ({ deckId } = await createDeck(server, owner.token, 3));
   });
@@ -210,7 +210,7 @@ describe('review sessions: 4xx codes', () => {
 
 describe('review sessions: limits', () => {
   let server: TestServer;
-  before(async () => { server = await startServer({ BODY_LIMIT_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '3' }); });
+  before(async () => { server = await startServer({ BODY_LIMIT_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '3' }, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should reject an oversized body with PAYLOAD_TOO_LARGE', async () => {

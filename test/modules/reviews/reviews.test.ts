@@ -4,7 +4,7 @@ import { createDeck, startServer, type TestServer } from '../../helpers/server.t
 
 describe('review sessions: the study loop', () => {
   let server: TestServer;
-  before(async () => { server = await startServer(); });
+  before(async () => { server = await startServer({}, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   async function deckCards(token: string, deckId: string): Promise<string[]> {
@@ -128,7 +128,7 @@ describe('review sessions: the study loop', () => {
 
 describe('review sessions: start and resume', () => {
   let server: TestServer;
-  before(async () => { server = await startServer(); });
+  before(async () => { server = await startServer({}, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should start a session when resume is true and none is active', async () => {

@@ -56,7 +56,7 @@ describe('limits', () => {
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startServer();
+    server = await startServer({}, {}, { inject: true });
     token = (await server.user({ email: 'limits@example.com' })).token;
   });
   after(async () => { await server.close(); });

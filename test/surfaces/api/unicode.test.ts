@@ -106,7 +106,7 @@ describe('Unicode text', () => {
 describe('bytes that are not UTF-8', () => {
   let server: TestServer;
   let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
+  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, {}, { inject: true })); });
   after(async () => { await server.close(); });
 
   const INVALID = [Buffer.from([0xff]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc0, 0xaf])];

@@ -4,7 +4,7 @@ import { ALL_SCOPES, createDeck, deckBody, startServer, type TestServer } from '
 
 describe('GET /whoami', () => {
   let server: TestServer;
-  before(async () => { server = await startServer(); });
+  before(async () => { server = await startServer({}, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should identify the calling personal access token', async () => {
@@ -39,7 +39,7 @@ describe('GET /whoami', () => {
 
 describe('GET /decks/capacity', () => {
   let server: TestServer;
-  before(async () => { server = await startServer(); });
+  before(async () => { server = await startServer({}, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should report the default limit of 100 decks and the current count', async () => {
@@ -77,7 +77,7 @@ describe('GET /decks/capacity', () => {
 
 describe('deck capacity with DECK_LIMIT=2', () => {
   let server: TestServer;
-  before(async () => { server = await startServer({ DECK_LIMIT: '2' }); });
+  before(async () => { server = await startServer({ DECK_LIMIT: '2' }, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should refuse a third deck with 403 DECK_LIMIT_REACHED and report can_create false', async () => {
@@ -130,7 +130,7 @@ describe('deck capacity with DECK_LIMIT=2', () => {
 
 describe('deck capacity with DECK_LIMIT=none', () => {
   let server: TestServer;
-  before(async () => { server = await startServer({ DECK_LIMIT: 'none' }); });
+  before(async () => { server = await startServer({ DECK_LIMIT: 'none' }, {}, { inject: true }); });
   after(async () => { await server.close(); });
 
   test('should report deck_limit null and can_create true', async () => {

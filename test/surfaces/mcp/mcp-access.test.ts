@@ -7,7 +7,7 @@ import { AppError } from '../../../src/errors.ts';
 import type { Principal } from '../../../src/modules/identity/principal.ts';
 import type { TokenVerifier } from '../../../src/modules/identity/verifier.ts';
 import { connectMcp, INITIALIZE, rawMcp, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
-import { createDeck, manualClock, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { build, createDeck, manualClock, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 const MCP_METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
@@ -142,35 +142,32 @@ describe('MCP access', () => {
     assert.equal((await server.api('GET', '/whoami', { token: 'bound_api' })).status, 200);
   });
 
-  test("should share the token's rate-limit bucket with the API: a 429 envelope in the tool result", async () => {
+  test("should share the token's rate-limit bucket with the API: a 429 envelope in the tool result", async (t) => {
     time.ms = Date.parse('2030-05-01T11:00:05.000Z');
-    const limited = await startServerWithUser({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '3' }, { clock: time.clock });
+    const limited = await build(t, { env: { PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '3' }, overrides: { clock: time.clock }, socket: true });
+    const owner = await limited.user();
+    const mcp = await connectMcp(limited, owner.token, { checker });
     try {
-      const mcp = await connectMcp(limited.server, limited.user.token, { checker });
-      try {
-        assert.equal((await limited.server.api('GET', '/whoami', { token: limited.user.token })).status, 200);
-        assert.equal((await mcp.call('whoami')).isError, undefined);
-        assert.equal((await limited.server.api('GET', '/decks', { token: limited.user.token })).status, 200);
-        const refused = await mcp.call('list_decks');
-        assert.equal(refused.isError, true);
-        assert.deepEqual(refused.body.error, {
-          code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', details: { window: 'minute', limit: 3 },
-        });
-        // The HTTP response of a refused call names the spent window, as the API's 429 does.
-        const raw = await rawMcp(limited.server, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {
-          authorization: `Bearer ${limited.user.token}`,
-        });
-        assert.equal(raw.status, 200);
-        assert.equal(raw.headers.get('ratelimit-policy'), '"minute";q=3;w=60, "day";q=1000000;w=86400');
-        assert.equal(raw.headers.get('ratelimit'), '"minute";r=0;t=55');
-        assert.equal((await limited.server.api('GET', '/whoami', { token: limited.user.token })).status, 429, 'the API sees the same spent bucket');
-        time.ms += 60_000;
-        assert.equal((await mcp.call('whoami')).isError, undefined, 'a new minute');
-      } finally {
-        await mcp.close();
-      }
+      assert.equal((await limited.api('GET', '/whoami', { token: owner.token })).status, 200);
+      assert.equal((await mcp.call('whoami')).isError, undefined);
+      assert.equal((await limited.api('GET', '/decks', { token: owner.token })).status, 200);
+      const refused = await mcp.call('list_decks');
+      assert.equal(refused.isError, true);
+      assert.deepEqual(refused.body.error, {
+        code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', details: { window: 'minute', limit: 3 },
+      });
+      // The HTTP response of a refused call names the spent window, as the API's 429 does.
+      const raw = await rawMcp(limited, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {
+        authorization: `Bearer ${owner.token}`,
+      });
+      assert.equal(raw.status, 200);
+      assert.equal(raw.headers.get('ratelimit-policy'), '"minute";q=3;w=60, "day";q=1000000;w=86400');
+      assert.equal(raw.headers.get('ratelimit'), '"minute";r=0;t=55');
+      assert.equal((await limited.api('GET', '/whoami', { token: owner.token })).status, 429, 'the API sees the same spent bucket');
+      time.ms += 60_000;
+      assert.equal((await mcp.call('whoami')).isError, undefined, 'a new minute');
     } finally {
-      await limited.server.close();
+      await mcp.close();
     }
   });
 });

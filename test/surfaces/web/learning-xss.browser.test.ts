@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { CONTENT_TYPES, IMAGE_URL_PATTERN } from '../../../src/modules/decks/decks.schemas.ts';
 import { XSS_CORPUS } from '../../fixtures/xss-corpus.ts';
-import { chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/chromium.ts';
+import { browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/pages.ts';
 import { ALLOWED_ELEMENTS } from '../../helpers/rendered-html.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
@@ -54,7 +54,7 @@ async function domProblems(page: Page, selector: string): Promise<string[]> {
   }, [selector, [...ALLOWED_ELEMENTS]] as const);
 }
 
-describe('the XSS corpus in headless Chromium', { skip: chromiumSkipReason() }, () => {
+describe('the XSS corpus in headless Chromium', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
@@ -95,7 +95,7 @@ describe('the XSS corpus in headless Chromium', { skip: chromiumSkipReason() }, 
           assert.deepEqual(await domProblems(page, '[data-learn-card] :is(.card-side, .card-content, .card-chrome)'), [], label);
           assert.equal(await page.locator('.answer-label').count(), 1, `${label}: one answer label`);
         }
-        if (type === decks.at(-1)?.type) await screenshot(page, 'xss-learning-view');
+        if (type === decks.at(-1)?.type) await screenshot(page, 'xss-learning-view', 'learning');
       }));
       assert.deepEqual(seen, []);
     } finally {
@@ -133,7 +133,7 @@ describe('the XSS corpus in headless Chromium', { skip: chromiumSkipReason() }, 
           assert.deepEqual(await pageProblems(page), [], label);
           assert.deepEqual(await domProblems(page, '[data-preview]'), [], label);
         }
-        if (type === CONTENT_TYPES.at(-1)) await screenshot(page, 'xss-editor-preview');
+        if (type === CONTENT_TYPES.at(-1)) await screenshot(page, 'xss-editor-preview', 'learning');
       } finally {
         await context.close();
       }

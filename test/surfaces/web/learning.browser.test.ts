@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/chromium.ts';
+import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { setPassword } from '../../../src/modules/users/users.service.ts';
 import { signInBrowser, TEST_PASSWORD } from '../../helpers/pages.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
-describe('learning view and editor in headless Chromium', { skip: chromiumSkipReason() }, () => {
+describe('learning view and editor in headless Chromium', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let owner: TestUser;
   let other: TestUser;
@@ -62,11 +62,11 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
       assert.equal(await answer.isVisible(), false, 'the answer starts hidden');
       await page.keyboard.press('Space');
       await answer.waitFor({ state: 'visible' });
-      if (key === '3') await screenshot(page, 'learning-view-answer');
+      if (key === '3') await screenshot(page, 'learning-view-answer', 'learning');
       await page.keyboard.press(key);
     }
     await page.getByRole('heading', { name: 'Session complete' }).waitFor();
-    await screenshot(page, 'learning-view-complete');
+    await screenshot(page, 'learning-view-complete', 'learning');
     const read = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(read.status, 200);
     assert.equal(read.body.status, 'completed');
@@ -82,7 +82,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     await page.getByLabel('Front', { exact: true }).fill('New **front**');
     await page.getByRole('region', { name: 'Preview' }).getByText('front', { exact: true }).waitFor();
-    await screenshot(page, 'editor-preview');
+    await screenshot(page, 'editor-preview', 'learning');
     await page.getByRole('form', { name: 'Card 1' }).getByRole('button', { name: 'Save' }).click();
     await page.getByText('Card saved.').waitFor();
     const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
@@ -100,10 +100,10 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     for (const name of ['Front', 'Back']) await once(`label ${name}`, page.getByLabel(name));
     await once('button Save', page.getByRole('button', { name: 'Save' }));
-    await screenshot(page, 'editor-card');
+    await screenshot(page, 'editor-card', 'learning');
     assert.deepEqual(await axeViolations(page), []);
     await page.setViewportSize({ width: 360, height: 800 });
-    await screenshot(page, 'editor-card-360');
+    await screenshot(page, 'editor-card-360', 'learning');
     assert.deepEqual(await axeViolations(page), []);
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0);
   });
@@ -124,7 +124,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     const patched = await server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { back: 'Changed by an agent' } });
     assert.equal(patched.status, 200);
     await saveOverAChange(page, { form: 'Card 1', field: 'Front', typed: 'Typed in the editor', shown: 'Changed by an agent' });
-    await screenshot(page, 'editor-conflict');
+    await screenshot(page, 'editor-conflict', 'learning');
     const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(read.body.cards[0].front, 'Front', 'nothing was overwritten');
   });
@@ -137,7 +137,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     const patched = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Described by an agent' } });
     assert.equal(patched.status, 200);
     await saveOverAChange(page, { form: 'Deck details', field: 'Title', typed: 'Typed title', shown: 'Described by an agent' });
-    await screenshot(page, 'editor-deck-conflict-360');
+    await screenshot(page, 'editor-deck-conflict-360', 'learning');
     assert.deepEqual(await axeViolations(page), []);
     assert.ok(await page.evaluate(() => {
       const w = globalThis as any;
@@ -163,7 +163,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
       const res = await page.goto(`${server.url}/decks/${privateDeck}`);
       assert.equal(res?.status(), 404);
       assert.equal(await page.getByText('Secret').count(), 0);
-      await screenshot(page, `private-deck-refused-${user === null ? 'signed-out' : 'other-account'}`);
+      await screenshot(page, `private-deck-refused-${user === null ? 'signed-out' : 'other-account'}`, 'learning');
     }
     const { page } = await pageAs(null);
     const res = await page.goto(`${server.url}/decks/${unlistedDeck}`);
@@ -174,7 +174,7 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     await page.getByText('Shared').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Good' }).count(), 0, 'only the owner rates');
     await page.getByRole('link', { name: 'Next' }).count();
-    await screenshot(page, 'unlisted-deck-signed-out');
+    await screenshot(page, 'unlisted-deck-signed-out', 'learning');
   });
 
   test('should pass axe-core on the learning view and the editor', async () => {
@@ -191,6 +191,6 @@ describe('learning view and editor in headless Chromium', { skip: chromiumSkipRe
     assert.deepEqual(await axeViolations(page), [], 'learning view, browsing');
     await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     assert.deepEqual(await axeViolations(page), [], 'editor');
-    await screenshot(page, 'editor');
+    await screenshot(page, 'editor', 'learning');
   });
 });
