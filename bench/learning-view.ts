@@ -13,7 +13,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { signInCookie } from '../test/helpers/pages.ts';
+import { signInCookie } from '../test/helpers/web.ts';
 import { benchDeck } from './deck-fixture.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp, type FlashdeckApp } from '../../src/app.ts';
 import { redisNamespaceFor } from '../helpers/backend.ts';
-import { formAt, signedIn, signedOut } from '../helpers/pages.ts';
+import { formAt, signedIn, signedOut } from '../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import { SKIP_UNLESS_POSTGRES_REDIS } from './cluster.ts';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CARD_WRITE_LIMITS } from '../../../src/policy/policy.ts';
-import { formAt, signedIn, signedOut } from '../../helpers/pages.ts';
+import { formAt, signedIn, signedOut } from '../../helpers/web.ts';
 import { manualClock, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 async function importDeck(server: TestServer, user: TestUser, cards = 3): Promise<{ deckId: string; cardIds: string[] }> {
@@ -151,7 +151,7 @@ describe('owner editor', () => {
     const { deckId, cardIds } = await importDeck(server, owner);
     const other = await signedIn(server, await server.user());
     assert.equal((await other.get(`/decks/${deckId}/edit`)).status, 404);
-    const res = await other.request('POST', `/decks/${deckId}/edit/cards/${cardIds[0]}`, { _csrf: await other.csrf(), version: '*', front: 'hijack' });
+    const res = await other.request('POST', `/decks/${deckId}/edit/cards/${cardIds[0]}`, { _csrf: await other.sessionCsrf(), version: '*', front: 'hijack' });
     assert.equal(res.status, 404);
     assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].front, 'Front 1');
   });

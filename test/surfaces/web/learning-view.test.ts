@@ -2,7 +2,7 @@
 // owner's review recorded through the review service (read back through the API).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { formAt, signedIn, signedOut, type PageClient } from '../../helpers/pages.ts';
+import { formAt, signedIn, signedOut, type WebClient } from '../../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 /** The page with what differs between two responses (request ids, tokens) left out. */
@@ -79,13 +79,13 @@ describe('learning view', () => {
   test('should refuse a rating of a deck one does not own as if the deck did not exist', async () => {
     const deckId = await importDeck(server, owner, 'public');
     const visitor = await signedIn(server, other);
-    const res = await visitor.request('POST', `/decks/${deckId}/review`, { _csrf: await visitor.csrf(), sessionId: 'rev_x', cardId: 'crd_x', rating: 'good' });
+    const res = await visitor.request('POST', `/decks/${deckId}/review`, { _csrf: await visitor.sessionCsrf(), sessionId: 'rev_x', cardId: 'crd_x', rating: 'good' });
     assert.equal(res.status, 404);
   });
 
   test('should record the owner\'s ratings as a review session, resume it on reload, and show its statistics and due times at the end', async () => {
     const deckId = await importDeck(server, owner, 'private', 3);
-    const browser: PageClient = await signedIn(server, owner);
+    const browser: WebClient = await signedIn(server, owner);
     let page = await browser.get(`/decks/${deckId}`);
     assert.equal(page.status, 200);
     const action = `/decks/${deckId}/review`;

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { CONTENT_TYPES, IMAGE_URL_PATTERN } from '../../../src/modules/decks/decks.schemas.ts';
 import { XSS_CORPUS } from '../../fixtures/xss-corpus.ts';
 import { browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
-import { signInBrowser } from '../../helpers/pages.ts';
+import { signInBrowser } from '../../helpers/web.ts';
 import { ALLOWED_ELEMENTS } from '../../helpers/rendered-html.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 

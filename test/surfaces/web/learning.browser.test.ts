@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { setPassword } from '../../../src/modules/users/users.service.ts';
-import { signInBrowser, TEST_PASSWORD } from '../../helpers/pages.ts';
+import { signInBrowser, TEST_PASSWORD } from '../../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 describe('learning view and editor in headless Chromium', { skip: browserSkipReason() }, () => {
