@@ -16,7 +16,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { dueCountsOf } from '../src/modules/learning/study.service.ts';
 import { SESSION_COOKIE } from '../src/surfaces/page-security.ts';
-import { signInCookie } from '../test/helpers/pages.ts';
+import { signInCookie } from '../test/helpers/web.ts';
 import { benchDeck } from './deck-fixture.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);

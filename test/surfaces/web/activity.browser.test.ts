@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot } from '../../helpers/chromium.ts';
-import { signInBrowser } from '../../helpers/pages.ts';
+import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot } from '../../helpers/browser.ts';
+import { signInBrowser } from '../../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
-describe('activity log in headless Chromium', { skip: chromiumSkipReason() }, () => {
+describe('activity log in headless Chromium', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
@@ -35,7 +35,7 @@ describe('activity log in headless Chromium', { skip: chromiumSkipReason() }, ()
     await page.getByRole('checkbox', { name: 'decks:read', exact: true }).check();
     await page.getByRole('button', { name: 'Create token', exact: true }).click();
     const token = await page.getByRole('textbox', { name: 'New token', exact: true }).inputValue();
-    await screenshot(page, 'token-created');
+    await screenshot(page, 'token-created', 'learning');
     assert.deepEqual(await axeViolations(page), []);
 
     await server.api('GET', '/decks/dck_doesnotexist000000000', { token, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 agent' } });
@@ -51,11 +51,11 @@ describe('activity log in headless Chromium', { skip: chromiumSkipReason() }, ()
     await page.getByText('Request id').first().waitFor();
     assert.equal(await region.evaluate((el: any) => el.scrollWidth - el.clientWidth), 0, 'an open row fits too');
     assert.deepEqual(await axeViolations(page), []);
-    await screenshot(page, 'token-activity-1280');
+    await screenshot(page, 'token-activity-1280', 'learning');
     await page.setViewportSize({ width: 360, height: 800 });
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, 'the page does not scroll sideways at 360 px');
     assert.deepEqual(await axeViolations(page), []);
-    await screenshot(page, 'token-activity-360');
+    await screenshot(page, 'token-activity-360', 'learning');
     assert.deepEqual(await pageProblems(page), []);
   });
 
@@ -66,6 +66,6 @@ describe('activity log in headless Chromium', { skip: chromiumSkipReason() }, ()
     await page.getByRole('status').getByText(/You are signed out everywhere: \d+ sessions? ended/).waitFor();
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     assert.deepEqual(await axeViolations(page), []);
-    await screenshot(page, 'signed-out-everywhere');
+    await screenshot(page, 'signed-out-everywhere', 'learning');
   });
 });

@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/chromium.ts';
-import { signInBrowser } from '../../helpers/pages.ts';
+import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
+import { signInBrowser } from '../../helpers/web.ts';
 import { manualClock, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 const DAY = 86_400_000;
 
-describe('studying in headless Chromium', { skip: chromiumSkipReason() }, () => {
+describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
   const time = manualClock(Date.now());
   let server: TestServer;
   let owner: TestUser;
@@ -40,11 +40,11 @@ describe('studying in headless Chromium', { skip: chromiumSkipReason() }, () => 
   async function checkState(page: Page, name: string): Promise<void> {
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
-    await screenshot(page, name);
+    await screenshot(page, name, 'learning');
     await page.setViewportSize({ width: 360, height: 800 });
     assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px`);
-    await screenshot(page, `${name}-360`);
+    await screenshot(page, `${name}-360`, 'learning');
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 

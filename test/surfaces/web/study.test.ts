@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { findActiveSessionOfDeck } from '../../../src/modules/reviews/reviews.service.ts';
-import { signedIn } from '../../helpers/pages.ts';
+import { signedIn } from '../../helpers/web.ts';
 import { manualClock, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 const DAY = 86_400_000;
