@@ -86,9 +86,17 @@ export function isAppError(error: unknown): error is AppError {
 }
 
 export interface ErrorEnvelope {
-  error: { code: string; message: string; details?: unknown };
+  error: { code: string; message: string; requestId?: string; details?: unknown };
 }
 
-export function envelope(code: ErrorCode, message: string, details?: unknown): ErrorEnvelope {
-  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+/**
+ * The API's error envelope. `requestId` is the call's X-Request-Id (DECISIONS "Beyond the spec's
+ * operations"): every error a request answers carries it; only an error answered before there is a
+ * request (a malformed request line on the raw socket) and the CLI's have none.
+ */
+export function envelope(code: ErrorCode, message: string, details?: unknown, requestId?: string): ErrorEnvelope {
+  const error: ErrorEnvelope['error'] = { code, message };
+  if (requestId !== undefined) error.requestId = requestId;
+  if (details !== undefined) error.details = details;
+  return { error };
 }

@@ -87,8 +87,9 @@ export interface ReviewSessionsTable {
   deck_id: string;
   status: string; // 'active' | 'completed' | 'abandoned'
   deck_version: string;
-  cards: string; // JSON array of card ids, in review order
+  cards: string; // JSON array of card ids, in review order (a relearn return appends its card again)
   answered: number;
+  relearn: number; // 1: a card rated `again` comes back at the end of the queue, up to 3 times
   stats: string | null; // JSON, written once on completion
   started_at: string;
   updated_at: string;
@@ -98,6 +99,7 @@ export interface ReviewSessionsTable {
 export interface ReviewAnswersTable {
   session_id: string;
   card_id: string;
+  pass: number; // 0: the card's place in the queue; 1 to 3: its relearn returns
   seq: number;
   rating: string; // 'again' | 'hard' | 'good' | 'easy'
   duration_ms: number | null;
@@ -109,6 +111,7 @@ export interface ReviewAnswersTable {
 export interface CardSchedulesTable {
   user_id: string;
   card_id: string;
+  deck_id: string | null; // the card's deck (cards never change decks), for per-deck due counts
   due: string;
   stability: number;
   difficulty: number;

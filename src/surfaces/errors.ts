@@ -74,11 +74,11 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
  * Errors Fastify raises before routing (a malformed URL, an over-long path parameter) bypass every
  * error handler; this renders them in the envelope too. Set on the root instance.
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const appError = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? new AppError('URI_TOO_LONG', 'A path parameter is too long')
     : new AppError('BAD_REQUEST', 'The URL is malformed');
-  reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message));
+  reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, undefined, String(request.id)));
 }
 
 /** Logs what an operator must see: a backend away, or a fault of ours. */
@@ -97,11 +97,11 @@ export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, r
   logFailure(request, error, appError);
   request.errorCode = appError.code;
   for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
-  reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, appError.details));
+  reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, appError.details, String(request.id)));
 }
 
 /** A not-found handler that answers with the JSON envelope. */
 export function jsonNotFound(request: FastifyRequest, reply: FastifyReply): void {
   request.errorCode = 'NOT_FOUND';
-  reply.code(404).type(JSON_TYPE).send(envelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`));
+  reply.code(404).type(JSON_TYPE).send(envelope('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`, undefined, String(request.id)));
 }

@@ -182,7 +182,7 @@ export function normaliseCard(input: CardInput, field: string, index?: number): 
 }
 
 /** Applies a CardPatch to stored content; the result is validated as a whole card again. */
-export function patchCard(current: CardContent, patch: CardPatch): CardContent {
+export function patchCard(current: CardContent, patch: CardPatch, field = 'body'): CardContent {
   const extrasInput: CardExtrasInput = patch.extras !== undefined
     ? patch.extras
     : current.extras;
@@ -194,7 +194,7 @@ export function patchCard(current: CardContent, patch: CardPatch): CardContent {
     backMedia: patch.backMedia !== undefined ? patch.backMedia : current.backMedia,
     extras: extrasInput,
   };
-  return normaliseCard(merged, 'body').content;
+  return normaliseCard(merged, field).content;
 }
 
 /** Fixed key order, so equal content always serialises to equal bytes. */

@@ -67,6 +67,13 @@ export async function listDecksOfUser(db: Db, userId: string, limit: number, aft
   return rows.map(toDeck);
 }
 
+/** Id, title and card count of every deck of the user, as GET /decks orders them (the due counts). */
+export async function listDeckHeadsOfUser(db: Db, userId: string): Promise<{ id: string; title: string; cardCount: number }[]> {
+  const rows = await db.selectFrom('decks').select(['id', 'title', 'card_count']).where('user_id', '=', userId)
+    .orderBy('updated_at', 'desc').orderBy('id', 'desc').execute();
+  return rows.map((r) => ({ id: r.id, title: r.title, cardCount: Number(r.card_count) }));
+}
+
 const countDecks = preparedQuery((db: Db, userId: string) => db.selectFrom('decks').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId), ['']);
 
 export async function countDecksOfUser(db: Db, userId: string): Promise<number> {
@@ -138,4 +145,11 @@ export async function setCardPositions(db: Db, deckId: string, moves: readonly {
   for (const move of moves) {
     await db.updateTable('cards').set({ position: move.position }).where('id', '=', move.id).where('deck_id', '=', deckId).execute();
   }
+}
+
+/** Removes one card and moves every later card of its deck up one, so positions stay contiguous. */
+export async function deleteCardAndCloseGap(db: Db, deckId: string, card: { id: string; position: number }): Promise<void> {
+  await db.deleteFrom('cards').where('id', '=', card.id).where('deck_id', '=', deckId).execute();
+  await db.updateTable('cards').set((eb) => ({ position: eb('position', '-', 1) }))
+    .where('deck_id', '=', deckId).where('position', '>', card.position).execute();
 }

@@ -101,6 +101,24 @@ export const CardPatchSchema = Type.Object({
   extras: Type.Optional(CardExtrasInputSchema),
 }, { additionalProperties: false, minProperties: 1, description: 'At least one property. `extras` replaces the whole extras object.' });
 
+export const BulkCardPatchSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, description: 'A card of this deck (`crd_...`); a card of another deck is 404 CARD_NOT_FOUND' }),
+  front: Type.Optional(side('Front side')),
+  back: Type.Optional(side('Back side')),
+  oneSided: Type.Optional(Type.Boolean()),
+  frontMedia: Type.Optional(SideMediaSchema),
+  backMedia: Type.Optional(SideMediaSchema),
+  extras: Type.Optional(CardExtrasInputSchema),
+}, { additionalProperties: false, minProperties: 2, description: 'A card id and at least one card field, as in PATCH .../cards/{cardId}' });
+
+export const CardsPatchBodySchema = Type.Object({
+  cards: Type.Array(BulkCardPatchSchema, { minItems: 1, maxItems: MAX_CARDS_PER_DECK, description: 'Each card at most once' }),
+}, { additionalProperties: false });
+
+export const MoveCardBodySchema = Type.Object({
+  order: Type.Integer({ minimum: 0, description: "The card's new 0-based position: 0 to cardCount - 1 (beyond the last, SCHEMA_INVALID)" }),
+}, { additionalProperties: false });
+
 export const CardDtoSchema = Type.Object({
   id: Type.String(),
   order: Type.Integer({ minimum: 0, description: '0-based position in the deck' }),
@@ -246,6 +264,25 @@ export const AppendCardsResultSchema = Type.Object({
   idempotencyKey: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 
+export const DeleteCardResultSchema = Type.Object({
+  deckId: Type.String(),
+  cardCount: Type.Integer({ minimum: 0 }),
+  version: Nullable(DateTime),
+}, { additionalProperties: false, description: 'The deck after the delete; later cards moved up one' });
+
+export const MoveCardResultSchema = Type.Object({
+  deckId: Type.String(),
+  version: Nullable(DateTime),
+  card: CardDtoSchema,
+}, { additionalProperties: false, description: 'The moved card at its new `order`; the other orders stay contiguous' });
+
+export const CardsPatchResultSchema = Type.Object({
+  deckId: Type.String(),
+  version: Nullable(DateTime),
+  cards: Type.Array(CardDtoSchema, { description: 'Every card the body named, as it now is, in the body\'s order' }),
+  idempotencyKey: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
 export type SideMedia = Static<typeof SideMediaSchema>;
 export type CardExtrasInput = Static<typeof CardExtrasInputSchema>;
 export type CardExtras = Static<typeof CardExtrasSchema>;
@@ -263,3 +300,8 @@ export type ImportResult = Static<typeof ImportResultSchema>;
 export type ImportWarning = Static<typeof WarningSchema>;
 export type AppendBody = Static<typeof AppendBodySchema>;
 export type AppendCardsResult = Static<typeof AppendCardsResultSchema>;
+export type BulkCardPatch = Static<typeof BulkCardPatchSchema>;
+export type CardsPatchBody = Static<typeof CardsPatchBodySchema>;
+export type DeleteCardResult = Static<typeof DeleteCardResultSchema>;
+export type MoveCardResult = Static<typeof MoveCardResultSchema>;
+export type CardsPatchResult = Static<typeof CardsPatchResultSchema>;

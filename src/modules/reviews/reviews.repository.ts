@@ -9,7 +9,9 @@ export interface SessionRecord {
   deckId: string;
   status: SessionStatus;
   deckVersion: string;
+  /** The queue; in a relearn session a card rated `again` is appended again (up to 3 returns). */
   cards: string[];
+  relearn: boolean;
   answered: number;
   stats: SessionStats | null;
   startedAt: string;
@@ -19,6 +21,8 @@ export interface SessionRecord {
 
 export interface AnswerRow {
   cardId: string;
+  /** 0: the card's place in the queue; 1 to 3: its relearn returns. */
+  pass: number;
   seq: number;
   rating: ReviewRating;
   durationMs: number | null;
@@ -26,14 +30,14 @@ export interface AnswerRow {
   due: string;
 }
 
-const SESSION_COLUMNS = ['id', 'user_id', 'deck_id', 'status', 'deck_version', 'cards', 'answered', 'stats', 'started_at', 'updated_at', 'completed_at'] as const;
-const ANSWER_COLUMNS = ['card_id', 'seq', 'rating', 'duration_ms', 'answered_at', 'due'] as const;
+const SESSION_COLUMNS = ['id', 'user_id', 'deck_id', 'status', 'deck_version', 'cards', 'relearn', 'answered', 'stats', 'started_at', 'updated_at', 'completed_at'] as const;
+const ANSWER_COLUMNS = ['card_id', 'pass', 'seq', 'rating', 'duration_ms', 'answered_at', 'due'] as const;
 
 type SessionRow = {
-  id: string; user_id: string; deck_id: string; status: string; deck_version: string; cards: string;
+  id: string; user_id: string; deck_id: string; status: string; deck_version: string; cards: string; relearn: number | string;
   answered: number | string; stats: string | null; started_at: string; updated_at: string; completed_at: string | null;
 };
-type AnswerDbRow = { card_id: string; seq: number | string; rating: string; duration_ms: number | string | null; answered_at: string; due: string };
+type AnswerDbRow = { card_id: string; pass: number | string; seq: number | string; rating: string; duration_ms: number | string | null; answered_at: string; due: string };
 
 function toSession(row: SessionRow): SessionRecord {
   return {
@@ -43,6 +47,7 @@ function toSession(row: SessionRow): SessionRecord {
     status: row.status as SessionStatus,
     deckVersion: row.deck_version,
     cards: JSON.parse(row.cards) as string[],
+    relearn: Number(row.relearn) === 1,
     answered: Number(row.answered),
     stats: row.stats === null ? null : (JSON.parse(row.stats) as SessionStats),
     startedAt: row.started_at,
@@ -54,6 +59,7 @@ function toSession(row: SessionRow): SessionRecord {
 function toAnswer(row: AnswerDbRow): AnswerRow {
   return {
     cardId: row.card_id,
+    pass: Number(row.pass),
     seq: Number(row.seq),
     rating: row.rating as ReviewRating,
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
@@ -65,7 +71,7 @@ function toAnswer(row: AnswerDbRow): AnswerRow {
 export async function insertSession(db: Db, session: SessionRecord): Promise<void> {
   await db.insertInto('review_sessions').values({
     id: session.id, user_id: session.userId, deck_id: session.deckId, status: session.status,
-    deck_version: session.deckVersion, cards: JSON.stringify(session.cards), answered: session.answered,
+    deck_version: session.deckVersion, cards: JSON.stringify(session.cards), relearn: session.relearn ? 1 : 0, answered: session.answered,
     stats: session.stats === null ? null : JSON.stringify(session.stats),
     started_at: session.startedAt, updated_at: session.updatedAt, completed_at: session.completedAt,
   }).execute();
@@ -90,9 +96,10 @@ export async function findActiveSession(db: Db, userId: string, deckId: string):
  */
 export async function updateActiveSessionIfUnchanged(
   db: Db, sessionId: string, expectedAnswered: number,
-  changes: { status?: SessionStatus; answered?: number; stats?: SessionStats; updatedAt: string; completedAt?: string },
+  changes: { status?: SessionStatus; answered?: number; cards?: readonly string[]; stats?: SessionStats; updatedAt: string; completedAt?: string },
 ): Promise<boolean> {
   const set: Record<string, unknown> = { updated_at: changes.updatedAt };
+  if (changes.cards !== undefined) set.cards = JSON.stringify(changes.cards);
   if (changes.status !== undefined) set.status = changes.status;
   if (changes.answered !== undefined) set.answered = changes.answered;
   if (changes.stats !== undefined) set.stats = JSON.stringify(changes.stats);
@@ -108,18 +115,19 @@ export async function listAnswers(db: Db, sessionId: string): Promise<AnswerRow[
   return rows.map(toAnswer);
 }
 
-export async function findAnswer(db: Db, sessionId: string, cardId: string): Promise<AnswerRow | null> {
-  const row = await db.selectFrom('review_answers').select(ANSWER_COLUMNS)
-    .where('session_id', '=', sessionId).where('card_id', '=', cardId).executeTakeFirst();
-  return row ? toAnswer(row) : null;
+/** The answers of one card in a session, one per pass, in pass order. */
+export async function findAnswersOfCard(db: Db, sessionId: string, cardId: string): Promise<AnswerRow[]> {
+  const rows = await db.selectFrom('review_answers').select(ANSWER_COLUMNS)
+    .where('session_id', '=', sessionId).where('card_id', '=', cardId).orderBy('pass').execute();
+  return rows.map(toAnswer);
 }
 
-/** False when the card already has an answer in this session (the unique key decided). */
+/** False when the card already has an answer for this pass in this session (the unique key decided). */
 export async function insertAnswerIfAbsent(db: Db, sessionId: string, answer: AnswerRow): Promise<boolean> {
   const result = await db.insertInto('review_answers').values({
-    session_id: sessionId, card_id: answer.cardId, seq: answer.seq, rating: answer.rating,
+    session_id: sessionId, card_id: answer.cardId, pass: answer.pass, seq: answer.seq, rating: answer.rating,
     duration_ms: answer.durationMs, answered_at: answer.answeredAt, due: answer.due,
-  }).onConflict((oc) => oc.columns(['session_id', 'card_id']).doNothing()).executeTakeFirst();
+  }).onConflict((oc) => oc.columns(['session_id', 'card_id', 'pass']).doNothing()).executeTakeFirst();
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
@@ -144,9 +152,12 @@ export async function listDueTimes(db: Db, userId: string, deckId: string): Prom
   return new Map(rows.map((r) => [r.card_id, r.due]));
 }
 
-export async function findSchedule(db: Db, userId: string, cardId: string): Promise<CardSchedule | null> {
-  const row = await db.selectFrom('card_schedules').selectAll().where('user_id', '=', userId).where('card_id', '=', cardId).executeTakeFirst();
-  if (!row) return null;
+type ScheduleRow = {
+  due: string; stability: number | string; difficulty: number | string; elapsed_days: number | string; scheduled_days: number | string;
+  learning_steps: number | string; reps: number | string; lapses: number | string; state: number | string; last_review: string | null;
+};
+
+function toSchedule(row: ScheduleRow): CardSchedule {
   return {
     due: row.due,
     stability: Number(row.stability),
@@ -161,13 +172,71 @@ export async function findSchedule(db: Db, userId: string, cardId: string): Prom
   };
 }
 
-export async function saveSchedule(db: Db, userId: string, cardId: string, s: CardSchedule): Promise<void> {
+export async function findSchedule(db: Db, userId: string, cardId: string): Promise<CardSchedule | null> {
+  const row = await db.selectFrom('card_schedules').selectAll().where('user_id', '=', userId).where('card_id', '=', cardId).executeTakeFirst();
+  return row ? toSchedule(row) : null;
+}
+
+/** The user's schedule of every card of a deck that has one. */
+export async function listSchedulesOfDeck(db: Db, userId: string, deckId: string): Promise<Map<string, CardSchedule>> {
+  const rows = await db.selectFrom('card_schedules').selectAll().where('user_id', '=', userId).where('deck_id', '=', deckId).execute();
+  return new Map(rows.map((r) => [r.card_id, toSchedule(r)]));
+}
+
+export interface DeckDueCounts {
+  deckId: string;
+  /** Cards with a schedule (reviewed at least once). */
+  reviewed: number;
+  /** Cards whose due time has passed. */
+  due: number;
+  /** The earliest due time still to come, if any. */
+  nextDue: string | null;
+}
+
+/**
+ * Per deck, the user's reviewed, due and next-due figures: one range of the (user, deck, due)
+ * index, whatever the number of decks.
+ */
+export async function dueCountsOfUser(db: Db, userId: string, now: string): Promise<DeckDueCounts[]> {
+  const rows = await db.selectFrom('card_schedules')
+    .select((eb) => [
+      'deck_id',
+      eb.fn.countAll().as('reviewed'),
+      eb.fn.sum(eb.case().when('due', '<=', now).then(1).else(0).end()).as('due'),
+      eb.fn.min(eb.case().when('due', '>', now).then(eb.ref('due')).end()).as('next_due'),
+    ])
+    .where('user_id', '=', userId).where('deck_id', 'is not', null)
+    .groupBy('deck_id')
+    .execute();
+  return rows.map((r) => ({ deckId: r.deck_id as string, reviewed: Number(r.reviewed), due: Number(r.due ?? 0), nextDue: (r.next_due as string | null) ?? null }));
+}
+
+export interface SessionListFilter {
+  deckId?: string | undefined;
+  status?: SessionStatus | undefined;
+  limit: number;
+  /** The keyset position after which the page starts (newest first). */
+  after: { startedAt: string; id: string } | null;
+}
+
+/** The user's sessions, newest first (startedAt, then id, descending). */
+export async function listSessionsOfUser(db: Db, userId: string, filter: SessionListFilter): Promise<SessionRecord[]> {
+  let query = db.selectFrom('review_sessions').select(SESSION_COLUMNS).where('user_id', '=', userId);
+  if (filter.deckId !== undefined) query = query.where('deck_id', '=', filter.deckId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  const { after } = filter;
+  if (after !== null) query = query.where((eb) => eb(eb.refTuple('started_at', 'id'), '<', eb.tuple(after.startedAt, after.id)));
+  const rows = await query.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  return rows.map(toSession);
+}
+
+export async function saveSchedule(db: Db, userId: string, deckId: string, cardId: string, s: CardSchedule): Promise<void> {
   const fields = {
     due: s.due, stability: s.stability, difficulty: s.difficulty, elapsed_days: s.elapsedDays,
     scheduled_days: s.scheduledDays, learning_steps: s.learningSteps, reps: s.reps, lapses: s.lapses,
     state: s.state, last_review: s.lastReview,
   };
-  await db.insertInto('card_schedules').values({ user_id: userId, card_id: cardId, ...fields })
+  await db.insertInto('card_schedules').values({ user_id: userId, card_id: cardId, deck_id: deckId, ...fields })
     .onConflict((oc) => oc.columns(['user_id', 'card_id']).doUpdateSet(fields))
     .execute();
 }
@@ -177,4 +246,9 @@ export async function deleteSchedules(db: Db, userId: string, cardIds: readonly 
   for (let i = 0; i < cardIds.length; i += 500) {
     await db.deleteFrom('card_schedules').where('user_id', '=', userId).where('card_id', 'in', cardIds.slice(i, i + 500)).execute();
   }
+}
+
+/** Forgets every user's schedule of a card that was deleted. */
+export async function deleteSchedulesOfCard(db: Db, cardId: string): Promise<void> {
+  await db.deleteFrom('card_schedules').where('card_id', '=', cardId).execute();
 }

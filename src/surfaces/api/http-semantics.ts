@@ -75,7 +75,7 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: Fa
     const list = [...allowed].sort();
     const allow = list.join(', ');
     void reply.code(405).header('Allow', allow).type(JSON_TYPE)
-      .send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}`, { allowed: list }));
+      .send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}`, { allowed: list }, String(request.id)));
   };
 }
 

@@ -39,7 +39,7 @@ const DESCRIPTION = `Programmatic access to a user's flashcard decks for assista
 
 Every call needs \`Authorization: Bearer <token>\` (a personal access token \`svc_pat_<prefix>_<secret>\`) except this document and the interactive docs. Tokens in the query string are never accepted. An \`Authorization\` or \`Idempotency-Key\` header sent more than once is 400 BAD_REQUEST.
 
-**Errors.** Every non-2xx response is \`{"error": {"code", "message", "details?"}}\`; branch on \`code\`. Validation errors name the offending field path in \`details.field\` (e.g. \`cards[3].frontMedia.imageUrl\`).
+**Errors.** Every non-2xx response is \`{"error": {"code", "message", "requestId", "details?"}}\`; branch on \`code\`. \`requestId\` is the call's \`X-Request-Id\`: quote it when reporting a problem. Validation errors name the offending field path in \`details.field\` (e.g. \`cards[3].frontMedia.imageUrl\`).
 
 **Ownership.** A deck in the path that belongs to another user is 403 DECK_FORBIDDEN; a deck named in a query or body (\`targetDeckId\`) is 404 DECK_NOT_FOUND. The scope check comes first: a token without the needed scope gets 403 FORBIDDEN whatever the deck.
 

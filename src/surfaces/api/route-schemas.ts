@@ -20,6 +20,9 @@ export const ErrorDetailsSchema = Type.Object({
   status: Type.Optional(Type.String({ description: "The session's status (SESSION_NOT_ACTIVE)" })),
 }, { additionalProperties: true, description: 'Present for some codes; other members may be added.' });
 
+/** The call's X-Request-Id, in every error body (DECISIONS "Beyond the spec's operations"). */
+export const RequestIdSchema = Type.String({ description: 'The X-Request-Id of the call: quote it when reporting a problem' });
+
 /**
  * The error responses of one route, grouped by status: each status's schema names exactly the
  * codes the route can return with it, so the OpenAPI document lists every status and code.
@@ -36,6 +39,7 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSch
       error: Type.Object({
         code: Type.Enum(list),
         message: Type.String(),
+        requestId: RequestIdSchema,
         details: Type.Optional(ErrorDetailsSchema),
       }, { additionalProperties: false }),
     }, {

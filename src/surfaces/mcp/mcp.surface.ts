@@ -65,11 +65,12 @@ export interface McpSurfaceOptions {
 
 /** A JSON-RPC error carrying the API's envelope, with the catalog status and headers. */
 function rpcError(reply: FastifyReply, error: AppError, status = error.status, id: unknown = null): FastifyReply {
+  const requestId = String(reply.request.id);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   const code = status === 400 ? JSONRPC_PARSE_ERROR : SERVER_ERROR;
   return reply.code(status).type(JSON_TYPE).send(JSON.stringify({
     jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null,
-    error: { code, message: error.message, data: envelope(error.code, error.message, error.details) },
+    error: { code, message: error.message, data: envelope(error.code, error.message, error.details, requestId) },
   }));
 }
 

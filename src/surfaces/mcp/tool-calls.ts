@@ -44,8 +44,8 @@ function asAppError(error: unknown, request: FastifyRequest): AppError {
 }
 
 /** An API error as a tool result: its envelope as JSON text, and nothing else (DECISIONS "MCP"). */
-function errorResult(error: AppError): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(envelope(error.code, error.message, error.details)) }], isError: true };
+function errorResult(error: AppError, requestId: string): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(envelope(error.code, error.message, error.details, requestId)) }], isError: true };
 }
 
 function record(call: CallContext, tool: string, status: number, deckId: string | null, started: number, errorCode: string | null): void {
@@ -95,7 +95,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     // A call refused by the rate limit still tells the client its windows, as the API's 429 does.
     const { 'RateLimit-Policy': limitPolicy, RateLimit: limitState } = appError.headers;
     if (typeof limitPolicy === 'string' && typeof limitState === 'string') call.rateLimit = { policy: limitPolicy, state: limitState };
-    return errorResult(appError);
+    return errorResult(appError, String(request.id));
   } finally {
     record(call, tool.name, status, deckId, started, errorCode);
   }

@@ -45,13 +45,13 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
     database: () => pingDatabase(deps.db),
     ...deps.checks,
   };
-  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/healthz', { schema: { hide: true } }, async (request, reply) => {
     const names = Object.keys(probes);
     const states = await Promise.all(names.map((name) => probe(probes[name])));
     const checks = Object.fromEntries(names.map((name, i) => [name, states[i]]));
     const down = names.filter((_, i) => states[i] === 'down');
     if (down.length === 0) return { status: 'ok', checks };
-    return reply.code(503).header('Retry-After', '5').send(envelope('SERVICE_UNAVAILABLE', `Unavailable: ${down.join(', ')}`, { checks }));
+    return reply.code(503).header('Retry-After', '5').send(envelope('SERVICE_UNAVAILABLE', `Unavailable: ${down.join(', ')}`, { checks }, String(request.id)));
   });
   // Protected-resource metadata is public and readable from any origin (DECISIONS "MCP"), so a
   // browser-based client can start OAuth discovery: `*`, and a preflight for the headers it sends.

@@ -122,7 +122,10 @@ describe('review sessions: the study loop', () => {
     await server.api('POST', `/reviews/${session.id}/complete`, { token });
     const replay = await server.api('POST', `/reviews/${session.id}/answers`, { token, json });
     assert.equal(replay.status, 200);
-    assert.deepEqual(replay.body, first.body);
+    // The stored record; `next` is the session's as it now is: none, once it is completed.
+    assert.deepEqual({ ...replay.body, next: first.body.next }, first.body);
+    assert.equal(first.body.next.id, session.cards[1]);
+    assert.equal(replay.body.next, null);
   });
 });
 
