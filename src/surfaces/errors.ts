@@ -78,7 +78,9 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   const appError = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? new AppError('URI_TOO_LONG', 'A path parameter is too long')
     : new AppError('BAD_REQUEST', 'The URL is malformed');
-  reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, undefined, String(request.id)));
+  // Before routing, no onRequest hook has set the header: set here, so body and header agree.
+  reply.code(appError.status).header('X-Request-Id', String(request.id)).type(JSON_TYPE)
+    .send(envelope(appError.code, appError.message, undefined, String(request.id)));
 }
 
 /** Logs what an operator must see: a backend away, or a fault of ours. */

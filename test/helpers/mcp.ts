@@ -30,6 +30,13 @@ export const TOOL_OPERATIONS: Record<string, [string, string]> = {
   get_review: ['get', '/reviews/{sessionId}'],
   answer_card: ['post', '/reviews/{sessionId}/answers'],
   complete_review: ['post', '/reviews/{sessionId}/complete'],
+  get_card: ['get', '/decks/{deckId}/cards/{cardId}'],
+  delete_card: ['delete', '/decks/{deckId}/cards/{cardId}'],
+  move_card: ['post', '/decks/{deckId}/cards/{cardId}/move'],
+  update_cards: ['patch', '/decks/{deckId}/cards'],
+  list_due: ['get', '/reviews/due'],
+  get_schedule: ['get', '/decks/{deckId}/schedule'],
+  list_reviews: ['get', '/reviews'],
 };
 
 /** What a tool result has, as both clients return it. */

@@ -43,11 +43,25 @@ export const UPDATE_CARD = [
   CARD_RULES_REF,
 ].join('\n\n');
 
-export const START_REVIEW = 'Start a review session for one of the user\'s decks. resume true returns the deck\'s active session if there is one (same queue, answers kept), else starts one; without resume a new session starts and an active one of that deck is abandoned, so pass resume true unless the user asks to start over. The result\'s cards is the queue of card ids: cards due now, then new cards, in deck order; it may be empty (nothing due). Then show each card\'s front, let the user answer, and record the rating with answer_card; finish with complete_review.';
+export const START_REVIEW = 'Start a review session for one of the user\'s decks. resume true returns the deck\'s active session if there is one (same queue, answers kept), else starts one; without resume a new session starts and an active one of that deck is abandoned, so pass resume true unless the user asks to start over. relearn true: a card rated again comes back at the end of the queue (up to 3 times). The result\'s cards is the queue of card ids: cards due now, then new cards; it may be empty (nothing due). next is the card to show now (null when done). Show its front, let the user answer, record the rating with answer_card (whose result has the following next); finish with complete_review.';
 
 export const GET_REVIEW = 'Read a review session: status (active, completed, abandoned), the queue (cards), the answers so far, progress {answered, remaining, total} and, once completed, stats.';
 
 export const ANSWER_CARD = 'Record how well the user recalled one card of an active session: rating again (forgot), hard, good or easy; durationMs optional (time spent, 0 to 86400000). One answer per card: the same rating again returns the stored record. The result gives progress and when the card is due next (FSRS scheduling per user and card).';
+
+export const GET_CARD = 'Read one card of a deck by deckId and cardId.';
+
+export const DELETE_CARD = 'Delete one card of a deck; later cards move up one. Returns the deck\'s cardCount and new version. ifMatch optional.';
+
+export const MOVE_CARD = 'Move one card to a 0-based order (0 to cardCount - 1); the cards between shift by one. Returns the card and the deck version. ifMatch optional.';
+
+export const UPDATE_CARDS = 'Change many cards of one deck at once: cards is 1 to 250 entries, each {id, ...fields as in update_card}. All entries apply or none; one new version. Returns every named card as it now is. idempotencyKey and ifMatch optional.';
+
+export const LIST_DUE = 'Per deck of the user: cards due now (due), never reviewed (new) and the next due time (nextDueAt), with totals.';
+
+export const GET_SCHEDULE = 'Each card of a deck with its FSRS state (new, learning, review, relearning), due time, stability, difficulty, reps, lapses.';
+
+export const LIST_REVIEWS = 'The user\'s review sessions, newest first, optionally by deckId and status; pass nextToken as token for the next page.';
 
 export const COMPLETE_REVIEW = 'Complete a review session and get its statistics: total, answered, skipped, counts per rating, accuracy (share not rated again), durations, and the next due time of each answered card. Completing again returns the same statistics.';
 

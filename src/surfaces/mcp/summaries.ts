@@ -1,7 +1,8 @@
 // The one-line text beside each tool result's structuredContent: what a model (or a person reading
 // the transcript) needs at a glance. The structured result is the authority.
 import type { AppendCardsResult, Capacity, CardDto, DeckList, DeckSummary, ImportResult } from '../../modules/decks/decks.schemas.ts';
-import type { AnswerResult, Session } from '../../modules/reviews/reviews.schemas.ts';
+import type { CardsPatchResult, DeleteCardResult, MoveCardResult } from '../../modules/decks/decks.schemas.ts';
+import type { AnswerResult, Due, Schedule, Session, SessionList } from '../../modules/reviews/reviews.schemas.ts';
 
 const quote = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 
@@ -37,6 +38,13 @@ const summaries: Partial<Record<string, (body: never) => string>> = {
   get_review: sessionLine,
   answer_card: (a: AnswerResult) =>
     `Recorded ${a.answer.rating} for card ${a.answer.cardId}; ${a.progress.answered} of ${a.progress.total} answered, ${a.progress.remaining} remaining; next due ${a.nextDue}`,
+  get_card: (card: CardDto) => `Card ${card.id} at position ${card.order}`,
+  delete_card: (r: DeleteCardResult) => `Deleted; deck ${r.deckId} now has ${r.cardCount} cards, version ${r.version ?? 'none'}`,
+  move_card: (r: MoveCardResult) => `Card ${r.card.id} is now at position ${r.card.order}; deck version ${r.version ?? 'none'}`,
+  update_cards: (r: CardsPatchResult) => `${r.cards.length} cards of deck ${r.deckId} as they now are; version ${r.version ?? 'none'}`,
+  list_due: (d: Due) => `${d.total.due} cards due and ${d.total.new} new across ${d.decks.length} decks`,
+  get_schedule: (s: Schedule) => `${s.cards.length} cards of deck ${s.deckId}; ${s.cards.filter((c) => c.state === 'new').length} never reviewed`,
+  list_reviews: (l: SessionList) => `${l.sessions.length} sessions${l.nextToken === null ? '' : '. More pages: pass nextToken as token'}`,
   complete_review: (s: Session) => {
     const accuracy = s.stats?.accuracy;
     return `${sessionLine(s)}${accuracy === null || accuracy === undefined ? '' : `; accuracy ${Math.round(accuracy * 100)}%`}`;

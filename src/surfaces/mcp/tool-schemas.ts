@@ -101,12 +101,61 @@ export function publicSchema(schema: unknown): JsonSchema {
   return withoutKeywords(JSON.parse(JSON.stringify(schema)), (key) => key.startsWith('x-') || key === 'examples') as JsonSchema;
 }
 
+/** The JSON types a schema allows, as one `type` keyword (a nullable enum: its values' type and null). */
+export function typeOnly(schema: unknown): JsonSchema {
+  const types = new Set<string>();
+  const collect = (node: unknown): boolean => {
+    const n = node as { type?: unknown; anyOf?: unknown[]; enum?: unknown[]; const?: unknown } | null;
+    if (n === null || typeof n !== 'object') return false;
+    if (typeof n.type === 'string') types.add(n.type);
+    else if (Array.isArray(n.type)) for (const t of n.type) types.add(String(t));
+    else if (Array.isArray(n.anyOf)) return n.anyOf.every(collect);
+    else if (Array.isArray(n.enum) || 'const' in n) {
+      for (const v of n.enum ?? [n.const]) types.add(v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v);
+    } else return false;
+    return true;
+  };
+  if (!collect(schema)) return {};
+  const list = [...types];
+  return { type: list.length === 1 ? list[0] : list };
+}
+
+/** Levels of result fields tools/list spells out; deeper fields are given by their type alone. */
+export const OUTPUT_LEVELS = 2;
+
+/** `schema` with the fields below `levels` of properties given by type alone. */
+export function shallowSchema(schema: unknown, levels: number): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => shallowSchema(item, levels));
+  if (schema === null || typeof schema !== 'object') return schema;
+  if (levels < 0) return typeOnly(schema);
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema) as [string, unknown][]) {
+    out[key] = key === 'properties' && value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, shallowSchema(sub, levels - 1)]))
+      : shallowSchema(value, levels);
+  }
+  return out;
+}
+
 /**
- * A result schema as tools/list shows it: also without descriptions. What a result's fields mean
- * is in the tool's description and the API's documentation; the list stays under its 64 KB.
+ * A result schema as tools/list shows it: without descriptions, and spelled out to two levels of
+ * fields (a deck's cards and their fields; not what is inside a card's extras or media, which are
+ * given by type). 27 tools with every result spelled out whole would not fit the list's 64 KB
+ * (DECISIONS "MCP"); what each field holds is in the API's documentation.
  */
 function outputSchemaOf(schema: unknown): JsonSchema {
-  return withoutKeywords(publicSchema(schema), (key) => key === 'description') as JsonSchema;
+  return shallowSchema(withoutKeywords(publicSchema(schema), (key) => key === 'description'), OUTPUT_LEVELS - 1) as JsonSchema;
+}
+
+/**
+ * An argument's schema as tools/list shows it: its own description, none inside it (a card's
+ * fields are described once, in the tool's description), so the list stays under its 64 KB.
+ */
+function argumentSchemaOf(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const { description, ...rest } = schema as JsonSchema;
+  const inner = withoutKeywords(rest, (key) => key === 'description') as JsonSchema;
+  return description === undefined ? inner : { ...inner, description };
 }
 
 /**
@@ -180,7 +229,7 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
   ];
   const inputSchema = publicSchema({
     type: 'object',
-    properties: inputProps,
+    properties: Object.fromEntries(Object.entries(inputProps).map(([name, schema]) => [name, argumentSchemaOf(schema)])),
     ...(inputRequired.length > 0 ? { required: inputRequired } : {}),
     additionalProperties: false,
   }) as JsonSchema & { type: 'object' };

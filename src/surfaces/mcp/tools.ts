@@ -1,15 +1,16 @@
-// The twelve tools of DECISIONS "MCP": one per API operation, each calling the service its API
+// The tools of DECISIONS "MCP": one per API operation, each calling the service its API
 // route calls (no rule is written here), with the route's schemas (tool-schemas.ts) and a
 // description written for a model. A tool's result is its route's response body.
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import type { ErrorCode } from '../../errors.ts';
-import { appendCards, patchDeckCard } from '../../modules/cards/cards.service.ts';
+import { appendCards, deleteDeckCard, getDeckCard, moveDeckCard, patchDeckCard, patchDeckCards } from '../../modules/cards/cards.service.ts';
 import { importDeck, type ImportSource } from '../../modules/deck-import/deck-import.service.ts';
-import type { CardInput, CardPatch, DeckPatch, ImportBody, ImportResult } from '../../modules/decks/decks.schemas.ts';
+import type { BulkCardPatch, CardInput, CardPatch, DeckPatch, ImportBody, ImportResult } from '../../modules/decks/decks.schemas.ts';
 import { getCapacity, getDeckBody, listDecks, patchDeck } from '../../modules/decks/decks.service.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
-import type { AnswerBody, StartSessionBody } from '../../modules/reviews/reviews.schemas.ts';
+import type { AnswerBody, SessionStatus, StartSessionBody } from '../../modules/reviews/reviews.schemas.ts';
+import { getSchedule, listDue, listSessions } from '../../modules/reviews/review-overview.service.ts';
 import { answerCard, completeSession, getSession, startSession } from '../../modules/reviews/reviews.service.ts';
 import { whoAmI } from '../../modules/tokens/whoami.ts';
 import { requestHash, storedBody, type IdempotentCall, type StoredResponse } from '../../policy/idempotency.ts';
@@ -150,9 +151,12 @@ const SPECS: readonly ToolSpec[] = [
     name: 'start_review', operationId: 'startReviewSession', title: 'Start a review session', description: text.START_REVIEW,
     // Without resume, an active session of the deck is abandoned and a new one starts.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    run: async ({ ctx, principal }, args) => {
+    run: async (env, args, route) => {
       const body = args.body as StartSessionBody;
-      return { ...ok(await startSession(ctx, principal, { deckId: body.deckId, resume: body.resume === true }), 201), deckId: body.deckId };
+      const outcome = await idempotentWrite(env, args, route, (beforeCommit) => startSession(env.ctx, env.principal, {
+        deckId: body.deckId, resume: body.resume === true, relearn: body.relearn === true,
+      }, beforeCommit), () => 201);
+      return { ...outcome, deckId: body.deckId };
     },
   },
   {
@@ -163,6 +167,46 @@ const SPECS: readonly ToolSpec[] = [
     name: 'answer_card', operationId: 'answerReviewCard', title: 'Answer a card', description: text.ANSWER_CARD,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ ctx, principal }, args) => ok(await answerCard(ctx, principal, { sessionId: param(args, 'sessionId'), ...(args.body as AnswerBody) })),
+  },
+  {
+    name: 'get_card', operationId: 'getCard', title: 'Read one card', description: text.GET_CARD, annotations: READ,
+    run: async ({ ctx, principal }, args) => ok(await getDeckCard(ctx, principal, { deckId: param(args, 'deckId'), cardId: param(args, 'cardId') })),
+  },
+  {
+    name: 'delete_card', operationId: 'deleteCard', title: 'Delete one card', description: text.DELETE_CARD,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await deleteDeckCard(ctx, principal, {
+      deckId: param(args, 'deckId'), cardId: param(args, 'cardId'), ifMatch: args.ifMatch,
+    })),
+  },
+  {
+    name: 'move_card', operationId: 'moveCard', title: 'Move one card', description: text.MOVE_CARD,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await moveDeckCard(ctx, principal, {
+      deckId: param(args, 'deckId'), cardId: param(args, 'cardId'), order: (args.body as { order: number }).order, ifMatch: args.ifMatch,
+    })),
+  },
+  {
+    name: 'update_cards', operationId: 'updateCards', title: 'Update many cards', description: text.UPDATE_CARDS,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    run: (env, args, route) => idempotentWrite(env, args, route, (beforeCommit) => patchDeckCards(env.ctx, env.principal, {
+      deckId: param(args, 'deckId'), cards: (args.body as { cards: BulkCardPatch[] }).cards, ifMatch: args.ifMatch,
+    }, beforeCommit), () => 200),
+  },
+  {
+    name: 'list_due', operationId: 'listDue', title: 'What is due', description: text.LIST_DUE, annotations: READ,
+    run: async ({ ctx, principal }) => ok(await listDue(ctx, principal)),
+  },
+  {
+    name: 'get_schedule', operationId: 'getDeckSchedule', title: "A deck's schedule", description: text.GET_SCHEDULE, annotations: READ,
+    run: async ({ ctx, principal }, args) => ok(await getSchedule(ctx, principal, { deckId: param(args, 'deckId') })),
+  },
+  {
+    name: 'list_reviews', operationId: 'listReviewSessions', title: 'List review sessions', description: text.LIST_REVIEWS, annotations: READ,
+    run: async ({ ctx, principal }, args) => ok(await listSessions(ctx, principal, {
+      deckId: args.query.deckId as string | undefined, status: args.query.status as SessionStatus | undefined,
+      limit: args.query.limit as number, token: args.query.token as string | undefined,
+    })),
   },
   {
     name: 'complete_review', operationId: 'completeReviewSession', title: 'Complete a review session', description: text.COMPLETE_REVIEW,

@@ -14,7 +14,9 @@ function assertEnvelope(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.body.error.code, code);
   assert.equal(typeof res.body.error.message, 'string');
   assert.ok(res.body.error.message.length > 0);
-  for (const key of Object.keys(res.body.error)) assert.ok(['code', 'message', 'details'].includes(key), key);
+  for (const key of Object.keys(res.body.error)) assert.ok(['code', 'message', 'requestId', 'details'].includes(key), key);
+  // DECISIONS "Beyond the spec's operations": the call's X-Request-Id, in every error body.
+  assert.equal(res.body.error.requestId, res.headers.get('x-request-id'), 'error.requestId is the X-Request-Id');
 }
 
 describe('error envelope', () => {
@@ -103,10 +105,13 @@ describe('error envelope', () => {
     }
   });
 
-  test('should send X-Request-Id on error responses', async () => {
+  test('should send X-Request-Id on error responses, and the same id as error.requestId beside code and message', async () => {
     const res = await server.api('GET', '/decks/dck_missing', { token });
     assertEnvelope(res, 404, 'DECK_NOT_FOUND');
     assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.deepEqual(Object.keys(res.body.error).slice(0, 3), ['code', 'message', 'requestId']);
+    const other = await server.api('GET', '/decks/dck_missing', { token });
+    assert.notEqual(other.body.error.requestId, res.body.error.requestId, 'one id per call');
   });
 });
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
 import type { Principal } from '../../../src/modules/identity/principal.ts';
 import type { TokenVerifier } from '../../../src/modules/identity/verifier.ts';
-import { connectMcp, INITIALIZE, rawMcp, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
+import { connectMcp, INITIALIZE, rawMcp, TOOL_OPERATIONS, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
 import { build, createDeck, manualClock, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
@@ -87,7 +87,7 @@ describe('MCP access', () => {
     assert.equal(unknown.status, 400);
     const known = await rawMcp(server, list, { authorization: `Bearer ${user.token}`, 'mcp-protocol-version': '2025-06-18' });
     assert.equal(known.status, 200);
-    assert.equal(((await known.json()) as any).result.tools.length, 12);
+    assert.equal(((await known.json()) as any).result.tools.length, Object.keys(TOOL_OPERATIONS).length);
   });
 
   test('should refuse a tool without its scope with FORBIDDEN, whatever the deck', async () => {

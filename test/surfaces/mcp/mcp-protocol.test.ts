@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { largestDeckBody } from '../../helpers/fixtures.ts';
-import { INITIALIZE, rawMcp } from '../../helpers/mcp.ts';
+import { INITIALIZE, rawMcp, TOOL_OPERATIONS } from '../../helpers/mcp.ts';
 import { createDeck, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
@@ -57,7 +57,7 @@ describe('MCP protocol', () => {
       const res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', ...(accept === null ? {} : { accept }) }, body: JSON.stringify(list) });
       assert.equal(res.status, 200, `Accept: ${accept ?? '(none)'}`);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-      assert.equal(((await res.json()) as any).result.tools.length, 12);
+      assert.equal(((await res.json()) as any).result.tools.length, Object.keys(TOOL_OPERATIONS).length);
     }
     const html = await rawMcp(server, list, { ...auth(), accept: 'text/html' });
     assert.equal(html.status, 406);
@@ -86,7 +86,7 @@ describe('MCP protocol', () => {
     const answers = (await res.json()) as any[];
     assert.deepEqual(answers.map((a) => a.id), [1, 2, 3], 'one answer per request, none for the notification');
     assert.deepEqual(answers[0].result.structuredContent, (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body);
-    assert.equal(answers[1].result.tools.length, 12);
+    assert.equal(answers[1].result.tools.length, Object.keys(TOOL_OPERATIONS).length);
     assert.equal(JSON.parse(answers[2].result.content[0].text).error.code, 'DECK_NOT_FOUND');
     const stated = await rawMcp(server, batch, { ...auth(), 'mcp-protocol-version': '2025-03-26' });
     assert.equal(stated.status, 200);

@@ -54,7 +54,7 @@ describe('MCP tools', () => {
     assert.match(mcp.client.getInstructions() ?? '', /idempotencyKey/);
   });
 
-  test('should list the twelve tools of DECISIONS with object schemas and truthful annotations', async () => {
+  test('should list the tools of DECISIONS with object schemas and truthful annotations', async () => {
     const { tools } = await mcp.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(TOOL_OPERATIONS).sort());
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -217,6 +217,44 @@ describe('MCP tools', () => {
     assert.match(last.text, /import_deck/);
     await assert.rejects(mcp.client.getPrompt({ name: 'deck_from_topic', arguments: { cards: '12' } }), /topic argument is required/);
     assert.deepEqual((await mcp.client.listResourceTemplates()).resourceTemplates, []);
+  });
+
+  test('should read, move, update in bulk and delete cards as the API does, and carry requestId in a tool error', async () => {
+    const made = await mcp.call('import_deck', { deck: { title: 'Card tools' }, cards: [{ front: 'a', back: '1' }, { front: 'b', back: '2' }, { front: 'c', back: '3' }] });
+    const id = made.body.deckId as string;
+    const cards = (await server.api('GET', `/decks/${id}`, { token: user.token })).body.cards as { id: string }[];
+    const one = await mcp.call('get_card', { deckId: id, cardId: cards[1].id });
+    assert.deepEqual(one.body, (await server.api('GET', `/decks/${id}/cards/${cards[1].id}`, { token: user.token })).body);
+    const moved = await mcp.call('move_card', { deckId: id, cardId: cards[2].id, order: 0 });
+    assert.equal(moved.body.card.order, 0);
+    const bulk = await mcp.call('update_cards', { deckId: id, cards: [{ id: cards[0].id, back: 'one' }, { id: cards[1].id, back: 'two' }], idempotencyKey: 'mcp-bulk-1' });
+    assert.deepEqual(bulk.body.cards.map((c: { back: string }) => c.back), ['one', 'two']);
+    const replay = await server.api('PATCH', `/decks/${id}/cards`, {
+      token: user.token, json: { cards: [{ id: cards[0].id, back: 'one' }, { id: cards[1].id, back: 'two' }] }, headers: { 'idempotency-key': 'mcp-bulk-1' },
+    });
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true', 'the API sees the MCP call under the same key');
+    const deleted = await mcp.call('delete_card', { deckId: id, cardId: cards[2].id, ifMatch: bulk.body.version });
+    assert.equal(deleted.body.cardCount, 2);
+    const missing = await mcp.call('get_card', { deckId: id, cardId: cards[2].id });
+    assert.equal(missing.isError, true);
+    assert.equal(missing.body.error.code, 'CARD_NOT_FOUND');
+    assert.match(missing.body.error.requestId, /^[0-9a-f-]{36}$/, 'the tool error carries the call\'s request id');
+  });
+
+  test('should say what is due, give a deck\'s schedule and list sessions as the API does', async () => {
+    const deckId = (await mcp.call('import_deck', { deck: { title: 'Due tools' }, cards: [{ front: 'x', back: '1' }, { front: 'y', back: '2' }] })).body.deckId as string;
+    const session = await mcp.call('start_review', { deckId, relearn: true, idempotencyKey: 'mcp-start-1' });
+    assert.equal(session.body.relearn, true);
+    assert.equal(session.body.next.id, session.body.cards[0]);
+    const answered = await mcp.call('answer_card', { sessionId: session.body.id, cardId: session.body.cards[0], rating: 'again' });
+    assert.equal(answered.body.progress.total, session.body.cards.length + 1, 'again came back at the end');
+    const due = await mcp.call('list_due', {});
+    assert.deepEqual(due.body, (await server.api('GET', '/reviews/due', { token: user.token })).body);
+    const schedule = await mcp.call('get_schedule', { deckId });
+    assert.equal(schedule.body.cards.find((c: { cardId: string }) => c.cardId === session.body.cards[0]).state, 'learning');
+    const sessions = await mcp.call('list_reviews', { deckId, limit: 1 });
+    assert.equal(sessions.body.sessions[0].id, session.body.id);
+    assert.deepEqual(sessions.body, (await server.api('GET', `/reviews?deckId=${deckId}&limit=1`, { token: user.token })).body);
   });
 
   test('should record every tool call in the token activity log as mcp:<tool>', async () => {
