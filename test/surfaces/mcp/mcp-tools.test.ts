@@ -247,7 +247,7 @@ describe('MCP tools', () => {
     assert.equal(session.body.relearn, true);
     assert.equal(session.body.next.id, session.body.cards[0]);
     const answered = await mcp.call('answer_card', { sessionId: session.body.id, cardId: session.body.cards[0], rating: 'again' });
-    assert.equal(answered.body.progress.total, session.body.cards.length + 1, 'again came back at the end');
+    assert.equal(answered.body.progress.total, (session.body.cards as string[]).length + 1, 'again came back at the end');
     const due = await mcp.call('list_due', {});
     assert.deepEqual(due.body, (await server.api('GET', '/reviews/due', { token: user.token })).body);
     const schedule = await mcp.call('get_schedule', { deckId });
