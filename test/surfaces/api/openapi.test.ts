@@ -45,7 +45,7 @@ const EXPECTED: Record<string, { success: number[]; errors: Record<number, strin
   'PATCH /decks/{deckId}/cards': {
     success: [200],
     errors: {
-      ...AUTH, ...BODY, 400: ['BAD_REQUEST', 'SCHEMA_INVALID'], 403: ['FORBIDDEN', 'DECK_FORBIDDEN'], 404: ['DECK_NOT_FOUND', 'CARD_NOT_FOUND'],
+      ...AUTH, ...BODY, 400: ['BAD_REQUEST', 'SCHEMA_INVALID', 'TOO_MANY_CARDS'], 403: ['FORBIDDEN', 'DECK_FORBIDDEN'], 404: ['DECK_NOT_FOUND', 'CARD_NOT_FOUND'],
       409: ['IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE'],
     },
   },

@@ -97,13 +97,13 @@ export const cardsRoutes: RouteModule = (app, { ctx, idempotent }) => {
       operationId: 'updateCards',
       tags: ['cards'],
       summary: 'Update many cards at once (extension)',
-      description: 'Every change or none, with one new `version` (none when nothing changes). 1 to 250 entries, each a card id of this deck and at least one card field; a card of another deck, or none, is 404 CARD_NOT_FOUND naming the entry (`details.field`), the same card twice 400 SCHEMA_INVALID. Answers with every card named, as it now is.',
+      description: 'Every change or none, with one new `version` (none when nothing changes). 1 to 250 entries (more: 400 TOO_MANY_CARDS), each a card id of this deck and at least one card field; a card of another deck, or none, is 404 CARD_NOT_FOUND naming the entry (`details.field`), the same card twice 400 SCHEMA_INVALID. Answers with every card named, as it now is.',
       params: Type.Object({ deckId: PathId() }),
       headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), 'if-match': Type.Optional(IfMatchHeader) }),
       body: CardsPatchBodySchema,
       response: {
         200: CardsPatchResultSchema,
-        ...errorResponses([...DECK_ERRORS, 'CARD_NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
+        ...errorResponses([...DECK_ERRORS, 'CARD_NOT_FOUND', 'TOO_MANY_CARDS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
       },
     },
   }, async (request, reply) => idempotent(request, reply, (beforeCommit) => patchDeckCards(ctx, principalOf(request), {
