@@ -172,7 +172,7 @@ export async function getSession(ctx: ServiceContext, actor: Actor, input: { ses
  * One answer per place of a card in the queue. A card with a place not answered yet (its first, or
  * in a relearn session a pending return) takes the answer there; otherwise the same rating as its
  * last answer returns that stored record (whatever the session's status) and a different rating is
- * ANSWER_CONFLICT. In a relearn session, `again` on a card that has come back fewer than 3 times
+ * ANSWER_CONFLICT (once a session is over, no return is pending). In a relearn session, `again` on a card that has come back fewer than 3 times
  * appends it to the queue once more.
  */
 export async function answerCard(ctx: ServiceContext, actor: Actor, input: { sessionId: string } & AnswerBody): Promise<AnswerResult> {
@@ -184,7 +184,9 @@ export async function answerCard(ctx: ServiceContext, actor: Actor, input: { ses
     const session = await requireSession(trx, actor, sessionId);
     const places = session.cards.filter((id) => id === body.cardId).length;
     const last = existing.at(-1);
-    if (existing.length >= places && last !== undefined) {
+    // A session that is over has no pending return: the same rating replays the card's last answer.
+    const pending = session.status === 'active' && existing.length < places;
+    if (!pending && last !== undefined) {
       if (last.rating === body.rating) {
         const answers = await listAnswers(trx, session.id);
         return { answer: answerRecord(last), progress: progress(session.cards, session.answered), nextDue: last.due, next: await nextCard(trx, session, answers) };
