@@ -42,6 +42,17 @@ const OPERATIONS: Record<string, Operation> = {
     path: (f, d = f.deckId, c = f.cardId) => `/decks/${d}/cards/${c}`, body: { back: 'x' },
   },
   importDeck: { method: 'POST', template: '/decks/import', path: () => '/decks/import', body: deckBody(1) },
+  getCard: { method: 'GET', template: '/decks/{deckId}/cards/{cardId}', path: (f, d = f.deckId, c = f.cardId) => `/decks/${d}/cards/${c}` },
+  deleteCard: { method: 'DELETE', template: '/decks/{deckId}/cards/{cardId}', path: (f, d = f.deckId, c = f.cardId) => `/decks/${d}/cards/${c}` },
+  moveCard: {
+    method: 'POST', template: '/decks/{deckId}/cards/{cardId}/move',
+    path: (f, d = f.deckId, c = f.cardId) => `/decks/${d}/cards/${c}/move`, body: { order: 0 },
+  },
+  updateCards: { method: 'PATCH', template: '/decks/{deckId}/cards', path: (f, d = f.deckId) => `/decks/${d}/cards`, body: { cards: [{ id: 'crd_x', back: 'x' }] } },
+  startReview: { method: 'POST', template: '/reviews', path: () => '/reviews', body: { deckId: 'dck_x' } },
+  listReviews: { method: 'GET', template: '/reviews', path: () => '/reviews' },
+  listDue: { method: 'GET', template: '/reviews/due', path: () => '/reviews/due' },
+  getSchedule: { method: 'GET', template: '/decks/{deckId}/schedule', path: (f, d = f.deckId) => `/decks/${d}/schedule` },
 };
 
 const json = (body: unknown, extra: Partial<RequestOptions> = {}) => ({ json: body, ...extra });
@@ -128,6 +139,72 @@ const TRIGGERS: Record<string, Record<string, Trigger>> = {
   },
 };
 
+const bulk = (f: Fixture, back = 'x') => ({ cards: [{ id: f.cardId, back }] });
+
+TRIGGERS.getCard = {
+  BAD_REQUEST: (f) => ({ options: twice(f) }),
+  FORBIDDEN: (f) => ({ options: { token: f.reviewsOnly } }),
+  DECK_FORBIDDEN: (f) => ({ path: `/decks/${f.otherDeckId}/cards/${f.otherCardId}`, options: { token: f.token } }),
+  DECK_NOT_FOUND: (f) => ({ path: `/decks/dck_missing/cards/${f.cardId}`, options: { token: f.token } }),
+  CARD_NOT_FOUND: (f) => ({ path: `/decks/${f.deckId}/cards/${f.otherCardId}`, options: { token: f.token } }),
+};
+TRIGGERS.deleteCard = {
+  BAD_REQUEST: (f) => ({ options: twice(f) }),
+  FORBIDDEN: (f) => ({ options: { token: f.readOnly } }),
+  DECK_FORBIDDEN: (f) => ({ path: `/decks/${f.otherDeckId}/cards/${f.otherCardId}`, options: { token: f.token } }),
+  DECK_NOT_FOUND: (f) => ({ path: `/decks/dck_missing/cards/${f.cardId}`, options: { token: f.token } }),
+  CARD_NOT_FOUND: (f) => ({ path: `/decks/${f.deckId}/cards/${f.otherCardId}`, options: { token: f.token } }),
+  VERSION_MISMATCH: (f) => ({ options: { token: f.token, headers: stale } }),
+};
+TRIGGERS.moveCard = {
+  BAD_REQUEST: (f) => ({ options: { token: f.token, ...raw('{"order":', 'application/json') } }),
+  SCHEMA_INVALID: (f) => ({ options: { token: f.token, ...json({ order: 250 }) } }),
+  FORBIDDEN: (f) => ({ options: { token: f.readOnly, ...json({ order: 0 }) } }),
+  DECK_FORBIDDEN: (f) => ({ path: `/decks/${f.otherDeckId}/cards/${f.otherCardId}/move`, options: { token: f.token, ...json({ order: 0 }) } }),
+  DECK_NOT_FOUND: (f) => ({ path: `/decks/dck_missing/cards/${f.cardId}/move`, options: { token: f.token, ...json({ order: 0 }) } }),
+  CARD_NOT_FOUND: (f) => ({ path: `/decks/${f.deckId}/cards/${f.otherCardId}/move`, options: { token: f.token, ...json({ order: 0 }) } }),
+  VERSION_MISMATCH: (f) => ({ options: { token: f.token, ...json({ order: 1 }, { headers: stale }) } }),
+  PAYLOAD_TOO_LARGE: (f) => ({ options: { token: f.token, ...raw(BIG, 'application/json') } }),
+  UNSUPPORTED_MEDIA_TYPE: (f) => ({ options: { token: f.token, ...raw('order: 1', 'text/markdown') } }),
+};
+TRIGGERS.updateCards = {
+  BAD_REQUEST: (f) => ({ options: { token: f.token, ...json(bulk(f), { headers: { 'idempotency-key': 'short' } }) } }),
+  SCHEMA_INVALID: (f) => ({ options: { token: f.token, ...json({ cards: [] }) } }),
+  TOO_MANY_CARDS: (f) => ({ options: { token: f.token, ...json({ cards: Array.from({ length: 251 }, (_, i) => ({ id: `c${i}`, back: 'x' })) }) } }),
+  FORBIDDEN: (f) => ({ options: { token: f.readOnly, ...json(bulk(f)) } }),
+  DECK_FORBIDDEN: (f) => ({ path: `/decks/${f.otherDeckId}/cards`, options: { token: f.token, ...json(bulk(f)) } }),
+  DECK_NOT_FOUND: (f) => ({ path: '/decks/dck_missing/cards', options: { token: f.token, ...json(bulk(f)) } }),
+  CARD_NOT_FOUND: (f) => ({ options: { token: f.token, ...json({ cards: [{ id: f.otherCardId, back: 'x' }] }) } }),
+  IDEMPOTENCY_CONFLICT: (f) => ({ options: { token: f.token, ...json(bulk(f, 'different'), { headers: { 'idempotency-key': 'status-codes-bulk' } }) } }),
+  VERSION_MISMATCH: (f) => ({ options: { token: f.token, ...json(bulk(f), { headers: stale }) } }),
+  PAYLOAD_TOO_LARGE: (f) => ({ options: { token: f.token, ...raw(BIG, 'application/json') } }),
+  UNSUPPORTED_MEDIA_TYPE: (f) => ({ options: { token: f.token, ...raw('## Front\nq', 'text/markdown') } }),
+};
+TRIGGERS.startReview = {
+  BAD_REQUEST: (f) => ({ options: { token: f.token, ...raw('{"deckId":', 'application/json') } }),
+  SCHEMA_INVALID: (f) => ({ options: { token: f.token, ...json({ deckId: f.deckId, relearn: 'yes' }) } }),
+  FORBIDDEN: (f) => ({ options: { token: f.reviewsOnly, ...json({ deckId: f.deckId }) } }),
+  DECK_NOT_FOUND: (f) => ({ options: { token: f.token, ...json({ deckId: f.otherDeckId }) } }),
+  IDEMPOTENCY_CONFLICT: (f) => ({ options: { token: f.token, ...json({ deckId: f.deckId, resume: true }, { headers: { 'idempotency-key': 'status-codes-start' } }) } }),
+  PAYLOAD_TOO_LARGE: (f) => ({ options: { token: f.token, ...raw(BIG, 'application/json') } }),
+  UNSUPPORTED_MEDIA_TYPE: (f) => ({ options: { token: f.token, ...raw('deckId: x', 'text/markdown') } }),
+};
+TRIGGERS.listReviews = {
+  BAD_REQUEST: (f) => ({ path: '/reviews?status=paused', options: { token: f.token } }),
+  FORBIDDEN: (f) => ({ options: { token: f.readOnly } }),
+  DECK_NOT_FOUND: (f) => ({ path: `/reviews?deckId=${f.otherDeckId}`, options: { token: f.token } }),
+};
+TRIGGERS.listDue = {
+  BAD_REQUEST: (f) => ({ options: twice(f) }),
+  FORBIDDEN: (f) => ({ options: { token: f.readOnly } }),
+};
+TRIGGERS.getSchedule = {
+  BAD_REQUEST: (f) => ({ options: twice(f) }),
+  FORBIDDEN: (f) => ({ options: { token: f.readOnly } }),
+  DECK_FORBIDDEN: (f) => ({ path: `/decks/${f.otherDeckId}/schedule`, options: { token: f.token } }),
+  DECK_NOT_FOUND: (f) => ({ path: '/decks/dck_missing/schedule', options: { token: f.token } }),
+};
+
 const STATUS: Record<string, number> = {
   BAD_REQUEST: 400, PARSE_FAILED: 400, CSV_TOO_MANY_COLUMNS: 400, CSV_UNCLOSED_QUOTE: 400, SCHEMA_INVALID: 400, TOO_MANY_CARDS: 400, UNAUTHORIZED: 401, TOKEN_REVOKED: 401,
   FORBIDDEN: 403, DECK_FORBIDDEN: 403, DECK_LIMIT_REACHED: 403, DECK_NOT_FOUND: 404, CARD_NOT_FOUND: 404,
@@ -160,6 +237,8 @@ describe('status codes per route', () => {
     // The first use of each key, so the triggers' different bodies conflict with it.
     await server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ front: 'first' }] }, headers: { 'idempotency-key': 'status-codes-append' } });
     await server.api('POST', '/decks/import', { token: user.token, json: deckBody(1), headers: { 'idempotency-key': 'status-codes-import' } });
+    await server.api('PATCH', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ id: cardId, back: 'first' }] }, headers: { 'idempotency-key': 'status-codes-bulk' } });
+    await server.api('POST', '/reviews', { token: user.token, json: { deckId }, headers: { 'idempotency-key': 'status-codes-start' } });
     f = {
       token: user.token,
       readOnly: (await server.token(user.email, ['decks:read'])).token,
