@@ -101,7 +101,7 @@ export function publicSchema(schema: unknown): JsonSchema {
   return withoutKeywords(JSON.parse(JSON.stringify(schema)), (key) => key.startsWith('x-') || key === 'examples') as JsonSchema;
 }
 
-/** The JSON types a schema allows, as one `type` keyword (a nullable enum: its values' type and null). */
+/** The JSON types a schema allows, and nothing else (a nullable enum: its values' type and null). */
 export function typeOnly(schema: unknown): JsonSchema {
   const types = new Set<string>();
   const collect = (node: unknown): boolean => {
@@ -117,7 +117,9 @@ export function typeOnly(schema: unknown): JsonSchema {
   };
   if (!collect(schema)) return {};
   const list = [...types];
-  return { type: list.length === 1 ? list[0] : list };
+  // anyOf single types, never a `type` array: clients that map tool schemas onto a single-type
+  // dialect (Gemini's function declarations) refuse arrays, and the Inspector flags them.
+  return list.length === 1 ? { type: list[0] } : { anyOf: list.map((type) => ({ type })) };
 }
 
 /** Levels of result fields tools/list spells out; deeper fields are given by their type alone. */

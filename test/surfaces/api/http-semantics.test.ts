@@ -96,7 +96,7 @@ describe('HTTP semantics', () => {
       ['DELETE', `/decks/${deckId}`, ['GET', 'HEAD', 'OPTIONS', 'PATCH']],
       ['PUT', `/decks/${deckId}`, ['GET', 'HEAD', 'OPTIONS', 'PATCH']],
       ['POST', '/whoami', ['GET', 'HEAD', 'OPTIONS']],
-      ['DELETE', `/decks/${deckId}/cards/crd_x`, ['OPTIONS', 'PATCH']],
+      ['PUT', `/decks/${deckId}/cards/crd_x`, ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH']],
     ];
     for (const [method, path, allowed] of cases) {
       const res = await raw(`${server.base}${path}`, method, auth());

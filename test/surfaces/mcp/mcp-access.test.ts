@@ -94,7 +94,9 @@ describe('MCP access', () => {
     const reader = await connect((await server.token(user.email, ['decks:read'])).token);
     const res = await reader.call('append_cards', { deckId: 'dck_anything', idempotencyKey: 'scope-test-1', cards: [{ front: 'Q', back: 'A' }] });
     assert.equal(res.isError, true);
-    assert.deepEqual(res.body.error, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
+    const { requestId, ...error } = res.body.error;
+    assert.deepEqual(error, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
+    assert.match(requestId, /^[0-9a-f-]{36}$/, "the call's request id, as in the API's envelope");
     assert.equal((await reader.call('get_deck', { deckId })).isError, undefined, 'its own scope still works');
   });
 
@@ -104,7 +106,8 @@ describe('MCP access', () => {
     const read = await mcp.call('get_deck', { deckId });
     assert.equal(read.body.error.code, 'DECK_FORBIDDEN');
     const api = await server.api('GET', `/decks/${deckId}`, { token: other.token });
-    assert.deepEqual(read.body, api.body);
+    // The same envelope; each call has its own request id.
+    assert.deepEqual({ ...read.body.error, requestId: null }, { ...api.body.error, requestId: null });
     const review = await mcp.call('start_review', { deckId });
     assert.equal(review.body.error.code, 'DECK_NOT_FOUND');
     const replace = await mcp.call('import_deck', { mode: 'update', targetDeckId: deckId, deck: { title: 'Mine now' }, cards: [{ front: 'Q', back: 'A' }] });
@@ -153,8 +156,8 @@ describe('MCP access', () => {
       assert.equal((await limited.api('GET', '/decks', { token: owner.token })).status, 200);
       const refused = await mcp.call('list_decks');
       assert.equal(refused.isError, true);
-      assert.deepEqual(refused.body.error, {
-        code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', details: { window: 'minute', limit: 3 },
+      assert.deepEqual({ ...refused.body.error, requestId: undefined }, {
+        code: 'RATE_LIMITED', message: 'Rate limit of 3 requests per minute exceeded', requestId: undefined, details: { window: 'minute', limit: 3 },
       });
       // The HTTP response of a refused call names the spent window, as the API's 429 does.
       const raw = await rawMcp(limited, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, {

@@ -76,7 +76,7 @@ describe('MCP clients in the wild (personal access token)', () => {
         assert.deepEqual(read.body, (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body, 'the API body as structuredContent');
         const refused = await mcp.call('append_cards', { deckId, idempotencyKey: `clients-${kind}`, cards: [{ front: 'Q', back: 'A' }] });
         assert.equal(refused.isError, true);
-        assert.deepEqual(refused.body, { error: { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } } },
+        assert.deepEqual({ error: { ...refused.body.error, requestId: undefined } }, { error: { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', requestId: undefined, details: { requiredScope: 'decks:write' } } },
           "a personal access token cannot step up: the tool error FORBIDDEN, the API's envelope as the text");
         const missing = await mcp.call('get_deck', { deckId: 'dck_nope' });
         assert.equal(missing.body.error.code, 'DECK_NOT_FOUND');
@@ -97,7 +97,7 @@ describe('MCP clients in the wild (personal access token)', () => {
       assert.equal(list.code, 0, `tools/list --strict (${era}) exited ${list.code}: ${list.stderr.slice(0, 2000)}`);
       // --format json wraps the result as { result } (and schema findings beside it, with --strict).
       const output = JSON.parse(list.stdout) as { result?: { tools: unknown[] }; tools?: unknown[]; schemaFindings?: unknown[] };
-      assert.equal(output.schemaFindings, undefined, `${era}: no schema portability finding`);
+      assert.equal(output.schemaFindings, undefined, `${era}: no schema portability finding: ${JSON.stringify(output.schemaFindings)?.slice(0, 1000)}`);
       const tools = output.result?.tools ?? output.tools ?? [];
       assert.equal(tools.length, Object.keys(TOOL_OPERATIONS).length, era);
     }

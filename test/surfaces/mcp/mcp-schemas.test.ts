@@ -53,7 +53,7 @@ function twoLevels(schema: unknown, levels: number): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   if (levels < 0) {
     const list = [...new Set(types(schema))];
-    return list.length === 0 ? {} : { type: list.length === 1 ? list[0] : list };
+    return list.length === 0 ? {} : list.length === 1 ? { type: list[0] } : { anyOf: list.map((type) => ({ type })) };
   }
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'properties'
     ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, twoLevels(sub, levels - 1)]))
