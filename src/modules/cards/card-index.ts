@@ -1,7 +1,9 @@
 // SEARCH INDEX CALL SITE (issue 21): the one place where the card writes of this module (delete,
 // move, bulk patch) tell the full-text index what changed, inside the write's transaction. The
-// index helper (modules/search, built on branch `decks`) was not on main when these writes were
-// written: once it is, this calls it, and nothing else in the card writes changes.
+// index helper (modules/search/search-index.repository.ts, built on branch `decks`) was not on
+// main when these writes were written. Once it is: `removed` -> `unindexCards(trx, deckId, removed)`;
+// `changed` needs nothing here if, as on that branch, `updateCardData` indexes the text it writes
+// (else `indexCards`); a move changes no indexed text.
 import type { Db } from '../../db/database.ts';
 
 export interface CardIndexChange {
@@ -13,5 +15,5 @@ export interface CardIndexChange {
 }
 
 export async function syncCardIndex(_trx: Db, _change: CardIndexChange): Promise<void> {
-  // Positions (move) are not indexed text; a move passes no card.
+  // Nothing until the index exists on main (see above).
 }
