@@ -45,7 +45,7 @@ Every call needs \`Authorization: Bearer <token>\` (a personal access token \`sv
 
 **Rate limits.** Per token: 60 requests per UTC minute and 2000 per UTC day (operator-configurable), fixed windows; rejected requests do not count. Every token-authenticated response carries \`RateLimit-Policy\` and \`RateLimit\` (IETF draft) for the window nearest to exhaustion; 429 RATE_LIMITED carries \`Retry-After\`. Failed authentication is throttled per client address.
 
-**Idempotency.** \`Idempotency-Key\` (8 to 128 chars) on append and import: scoped to user and operation, kept 24 hours; the same key and body replays the stored response byte for byte with \`Idempotent-Replayed: true\`; a different body is 409 IDEMPOTENCY_CONFLICT; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE with \`Retry-After: 1\`. Only 2xx responses are stored.
+**Idempotency.** \`Idempotency-Key\` (8 to 128 chars) on append, import, bulk card patch and starting a review session: scoped to user and operation, kept 24 hours; the same key and body replays the stored response byte for byte with \`Idempotent-Replayed: true\`; a different body is 409 IDEMPOTENCY_CONFLICT; while the first request runs, 409 IDEMPOTENCY_KEY_IN_USE with \`Retry-After: 1\`. Only 2xx responses are stored.
 
 **Concurrency.** Writes accept \`If-Match: <version>\`; a stale version is 412 VERSION_MISMATCH. Without it, last write wins.
 
@@ -65,7 +65,9 @@ Every call needs \`Authorization: Bearer <token>\` (a personal access token \`sv
 
 **MCP.** Agent clients can use the same operations through the Model Context Protocol server at \`{PUBLIC_URL}/mcp\` (Streamable HTTP, stateless; same tokens, scopes, rate limits and activity log, route \`mcp:<tool>\`): one tool per operation (\`whoami\`, \`get_capacity\`, \`list_decks\`, \`get_deck\`, \`import_deck\`, \`append_cards\`, \`update_deck\`, \`update_card\`, \`start_review\`, \`get_review\`, \`answer_card\`, \`complete_review\`, \`get_card\`, \`delete_card\`, \`move_card\`, \`update_cards\`, \`list_due\`, \`get_schedule\`, \`list_reviews\`) taking the operation's path, query, header (\`ifMatch\`, \`idempotencyKey\`) and body fields as one object and returning this API's response body as \`structuredContent\` (an error: \`isError\` with the error envelope). Its protected-resource metadata is at \`/.well-known/oauth-protected-resource/mcp\`; a request with a foreign \`Origin\` is refused with 403.
 
-**Review sessions.** \`reviews:write\` starts, answers and completes; \`reviews:read\` reads. Decks not owned by the user are 404 DECK_NOT_FOUND there, other users' sessions 404 SESSION_NOT_FOUND. Scheduling is FSRS, per user and card.`;
+**Review sessions.** \`reviews:write\` starts, answers and completes; \`reviews:read\` reads. Decks not owned by the user are 404 DECK_NOT_FOUND there, other users' sessions 404 SESSION_NOT_FOUND. Scheduling is FSRS, per user and card. Every session response carries \`next\`, the next card to show itself (or null). \`relearn: true\` brings a card rated \`again\` back at the end of the queue, up to 3 times a session. \`GET /reviews/due\`, \`GET /decks/{deckId}/schedule\` and \`GET /reviews\` say what is due, each card's FSRS state and the past sessions.
+
+**Cards, one by one or many at once.** \`GET\` and \`DELETE /decks/{deckId}/cards/{cardId}\` (later cards move up), \`POST .../move {order}\` (orders stay contiguous; past the last card 400 SCHEMA_INVALID), \`PATCH /decks/{deckId}/cards\` (1 to 250 entries, every change or none, one new \`version\`; a card of another deck is 404 CARD_NOT_FOUND naming the entry).`;
 
 /** Collects the API's routes into the document (register before them); serves the docs under `docs`. */
 export async function registerOpenApi(api: Api, publicUrl: string, prefix: string): Promise<void> {
