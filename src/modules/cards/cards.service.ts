@@ -222,10 +222,10 @@ export async function patchDeckCards(
     change: (_trx, _deck, found) => {
       const next = input.cards.map((entry, i): StoredCard => {
         const { id: _id, ...patch } = entry;
-        const card = found[i] as StoredCard;
+        const card = found[i];
         return { ...card, data: serialiseContent(patchCard(JSON.parse(card.data) as CardContent, patch, `cards[${i}]`)) };
       });
-      const changed = next.filter((card, i) => card.data !== (found[i] as StoredCard).data);
+      const changed = next.filter((card, i) => card.data !== found[i].data);
       const result = (written: { id: string; updatedAt: string }): CardsPatchResult => ({
         deckId: written.id, version: written.updatedAt, cards: next.map(cardDto),
       });

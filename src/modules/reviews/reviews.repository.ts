@@ -208,7 +208,8 @@ export async function dueCountsOfUser(db: Db, userId: string, now: string): Prom
     .where('user_id', '=', userId).where('deck_id', 'is not', null)
     .groupBy('deck_id')
     .execute();
-  return rows.map((r) => ({ deckId: r.deck_id as string, reviewed: Number(r.reviewed), due: Number(r.due ?? 0), nextDue: (r.next_due as string | null) ?? null }));
+  // Grouped rows have at least one schedule each: the sum is never null.
+  return rows.map((r) => ({ deckId: r.deck_id as string, reviewed: Number(r.reviewed), due: Number(r.due), nextDue: r.next_due }));
 }
 
 export interface SessionListFilter {

@@ -12,7 +12,6 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 /** How many times a card rated `again` comes back in a relearn session. */
 export const MAX_RETURNS = 3;
 
-const NextCardSchema = Nullable(CardDtoSchema);
 const NEXT_DESCRIPTION = 'The next unanswered card of the queue (the card itself, so a quiz loop needs no second call); null when none is left or the session is not active';
 
 const EX_SESSION = 'rev_7Hq2LmX9pQ4rT1vZ0aBc';
