@@ -203,6 +203,26 @@ describe('card operations', () => {
     assert.equal(noScope.body.error.code, 'FORBIDDEN');
   });
 
+  test('should keep orders contiguous and lose no change when deletes, moves, appends and bulk patches race', async () => {
+    const { deckId, cards } = await deckOf(user.token, 10);
+    const calls = [
+      server.api('DELETE', `/decks/${deckId}/cards/${cards[1].id}`, { token: user.token }),
+      server.api('DELETE', `/decks/${deckId}/cards/${cards[7].id}`, { token: user.token }),
+      server.api('POST', `/decks/${deckId}/cards/${cards[9].id}/move`, { token: user.token, json: { order: 0 } }),
+      server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ front: 'new', back: 'card' }] } }),
+      server.api('PATCH', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ id: cards[3].id, back: 'three' }, { id: cards[5].id, back: 'five' }] } }),
+    ];
+    for (const res of await Promise.all(calls)) assert.equal(res.status, 200, res.text);
+    const deck = await read(deckId);
+    assert.equal(deck.cardCount, 9);
+    assert.deepEqual(deck.cards.map((c: Card) => c.order), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const ids = deck.cards.map((c: Card) => c.id);
+    assert.ok(!ids.includes(cards[1].id) && !ids.includes(cards[7].id));
+    assert.equal(deck.cards.find((c: Card) => c.id === cards[3].id).back, 'three');
+    assert.equal(deck.cards.find((c: Card) => c.id === cards[5].id).back, 'five');
+    assert.equal(deck.cards.at(-1).front, 'new');
+  });
+
   test("should forget a deleted card's schedule and keep the session's recorded answer", async () => {
     const { deckId, cards } = await deckOf(user.token, 2);
     const session = (await server.api('POST', '/reviews', { token: user.token, json: { deckId } })).body;
