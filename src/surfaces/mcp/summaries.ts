@@ -34,10 +34,11 @@ const summaries: Partial<Record<string, (body: never) => string>> = {
   },
   append_cards: (r: AppendCardsResult) => `Appended ${r.addedCount} cards to deck ${r.deckId}: now ${r.cardCount} cards, version ${r.version ?? 'none'}`,
   update_card: (card: CardDto) => `Card ${card.id} (position ${card.order}) as it now is`,
-  start_review: (s: Session) => `${sessionLine(s)}${s.cards.length > 0 ? `; first card ${s.cards.at(s.progress.answered) ?? s.cards.at(0) ?? ''}` : '; nothing is due'}`,
+  start_review: (s: Session) => `${sessionLine(s)}${s.next !== null ? `; next card ${s.next.id} (in structuredContent.next)` : s.cards.length > 0 ? '' : '; nothing is due'}`,
   get_review: sessionLine,
   answer_card: (a: AnswerResult) =>
-    `Recorded ${a.answer.rating} for card ${a.answer.cardId}; ${a.progress.answered} of ${a.progress.total} answered, ${a.progress.remaining} remaining; next due ${a.nextDue}`,
+    `Recorded ${a.answer.rating} for card ${a.answer.cardId}; ${a.progress.answered} of ${a.progress.total} answered, ${a.progress.remaining} remaining; next due ${a.nextDue}` +
+    (a.next === null ? '' : `; next card ${a.next.id}`),
   get_card: (card: CardDto) => `Card ${card.id} at position ${card.order}`,
   delete_card: (r: DeleteCardResult) => `Deleted; deck ${r.deckId} now has ${r.cardCount} cards, version ${r.version ?? 'none'}`,
   move_card: (r: MoveCardResult) => `Card ${r.card.id} is now at position ${r.card.order}; deck version ${r.version ?? 'none'}`,
