@@ -70,9 +70,10 @@ export type StudyState =
 /**
  * How the learning view starts a session: never resuming here (an active session with cards left
  * is resumed before this is reached, and an empty one must not be: it would hide every card that
- * came due or was added since). When the `relearn` option of POST /reviews lands, it goes here.
+ * came due or was added since), and with `relearn` (DECISIONS: the learning view's sessions use it),
+ * so a card rated Again comes back at the end, up to 3 times.
  */
-const LEARNING_VIEW_SESSION = { resume: false } as const;
+const LEARNING_VIEW_SESSION = { resume: false, relearn: true } as const;
 
 /**
  * The session's next unanswered place in its queue. A card's k-th place is answered once it has k

@@ -101,21 +101,27 @@ describe('learning view', () => {
     // A reload resumes the same session at its third card.
     page = await browser.get(`/decks/${deckId}`);
     assert.equal(formAt(page.text, action).fields.sessionId, sessionId);
-    assert.match(page.text, /Card 3 of 3 · 2 answered/);
+    // A relearn session (DECISIONS): the card rated Again comes back at the end, a fourth place.
+    assert.match(page.text, /Card 3 of 4 · 2 answered/);
     const read = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(read.status, 200);
     assert.equal(read.body.status, 'active');
     assert.deepEqual(read.body.answers.map((a: any) => a.rating), ratings);
     assert.deepEqual(read.body.answers.map((a: any) => a.durationMs), [1500, 1500]);
 
-    const last = await browser.submit(page.text, action, { rating: 'easy' });
+    const third = await browser.submit(page.text, action, { rating: 'easy' });
+    assert.equal(third.location, `/decks/${deckId}`);
+    page = await browser.get(`/decks/${deckId}`);
+    assert.match(page.text, /Card 4 of 4 · 3 answered/);
+    assert.equal(formAt(page.text, action).fields.cardId, read.body.answers[1].cardId, 'the card rated Again, back');
+    const last = await browser.submit(page.text, action, { rating: 'good' });
     assert.equal(last.status, 303);
     assert.equal(last.location, `/decks/${deckId}?session=${sessionId}`);
     const done = await browser.get(last.location);
     assert.match(done.text, /Session complete/);
-    assert.match(done.text, /<dt>Answered<\/dt><dd>3 of 3<\/dd>/);
+    assert.match(done.text, /<dt>Answered<\/dt><dd>4 of 4<\/dd>/);
     assert.match(done.text, /<dt>Again<\/dt><dd>1<\/dd>/);
-    assert.match(done.text, /<dt>Accuracy<\/dt><dd>67 %<\/dd>/);
+    assert.match(done.text, /<dt>Accuracy<\/dt><dd>75 %<\/dd>/);
     const completed = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(completed.body.status, 'completed');
     for (const due of completed.body.stats.nextDue) assert.ok(done.text.includes(`datetime="${due.due}"`), due.due);

@@ -56,7 +56,8 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
     await page.goto(`${server.url}/decks/${deckId}`);
     const answer = page.getByRole('heading', { name: 'Answer' });
     const sessionId = await page.locator('input[name="sessionId"]').inputValue();
-    for (const key of ['3', '1', '4']) {
+    // A relearn session (DECISIONS): the card rated Again (1) comes back at the end, rated Good (3).
+    for (const key of ['3', '1', '4', '3']) {
       await page.getByRole('button', { name: 'Show answer' }).waitFor();
       await page.waitForLoadState('load'); // learn.js (deferred) is listening for keys
       assert.equal(await answer.isVisible(), false, 'the answer starts hidden');
@@ -70,7 +71,8 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
     const read = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(read.status, 200);
     assert.equal(read.body.status, 'completed');
-    assert.deepEqual(read.body.answers.map((a: any) => a.rating), ['good', 'again', 'easy']);
+    assert.deepEqual(read.body.answers.map((a: any) => a.rating), ['good', 'again', 'easy', 'good']);
+    assert.equal(read.body.answers[3].cardId, read.body.answers[1].cardId, 'the card rated Again came back');
     assert.ok(read.body.answers.every((a: any) => Number.isInteger(a.durationMs)), 'the page measured each answer');
     assert.deepEqual(await pageProblems(page), []);
     assert.deepEqual(seen, []);
