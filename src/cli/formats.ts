@@ -1,9 +1,9 @@
 // `flashdeck import FILE --user EMAIL` and `flashdeck export DECK --format apkg|csv|md`: decks as
-// files through the same services as the API (modules/deck-import/deck-files.service.ts).
+// files through the same services as the API (modules/deck-files/deck-files.service.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ServiceContext } from '../context.ts';
-import { deckFileKind, exportDeckFile, importDeckFile } from '../modules/deck-import/deck-files.service.ts';
+import { deckFileKind, exportDeckFile, importDeckFile } from '../modules/deck-files/deck-files.service.ts';
 import { getUserByEmail } from '../modules/users/users.service.ts';
 
 export const FORMAT_USAGE = `  flashdeck import FILE --user EMAIL [--deck NAME|ID] [--title TITLE]   (.apkg, .colpkg, .csv, .md, .json)

@@ -10,9 +10,9 @@ import { findDeck } from '../decks/decks.repository.ts';
 import { ImportBodySchema, type ImportResult } from '../decks/decks.schemas.ts';
 import { getDeckDetail } from '../decks/decks.service.ts';
 import type { Actor } from '../identity/principal.ts';
-import { exportDeckCsv } from './deck-csv.ts';
-import { importDeck } from './deck-import.service.ts';
-import { exportDeckMarkdown } from './deck-markdown.ts';
+import { exportDeckCsv } from '../deck-import/deck-csv.ts';
+import { importDeck } from '../deck-import/deck-import.service.ts';
+import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 
 export type DeckFileKind = 'apkg' | 'csv' | 'markdown' | 'json';
 
