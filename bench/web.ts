@@ -16,7 +16,7 @@ import { chromium, type CDPSession, type Request } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { insertActivity, type ActivityEntry } from '../src/modules/activity/activity.repository.ts';
-import { startSession } from '../src/modules/sessions/sessions.service.ts';
+import { startSignInSession } from '../src/modules/sessions/sessions.service.ts';
 import { createToken } from '../src/modules/tokens/tokens.service.ts';
 import { signUp } from '../src/modules/users/users.service.ts';
 import { startFlashdeck } from './servers.ts';
@@ -86,7 +86,7 @@ try {
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) bench-agent/1.0', requestId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
   }));
   await insertActivity(ctx.db, entries);
-  const { id: sessionId } = await startSession(ctx, actor, {});
+  const { id: sessionId } = await startSignInSession(ctx, actor, {});
   const cookie = `flashdeck_session=${sessionId}`;
   const pages = { tokens: '/settings/tokens', activity: `/settings/tokens/${busy}` };
 

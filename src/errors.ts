@@ -1,5 +1,5 @@
 // One catalog of error codes and their HTTP status. Services throw AppError and nothing else; each
-// surface renders them its way (the API's envelope: src/surfaces/api/errors.ts; the CLI's one line
+// surface renders them its way (the API's envelope: src/surfaces/errors.ts; the CLI's one line
 // on stderr: src/cli/flashdeck.ts).
 
 export const ERROR_CATALOG = {
@@ -62,8 +62,6 @@ export const ERROR_CATALOG = {
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
-
-export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
 
 export class AppError extends Error {
   readonly code: ErrorCode;

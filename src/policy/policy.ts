@@ -194,15 +194,8 @@ export class Policy {
    * returned, not thrown, with the principal when the credential was identified (a revoked or
    * expired token), so the caller can still record the call under it; throw `refused` then.
    * A refused token counts against the address's failed-auth throttle, and a throttled address
-   * gets 429 whatever it presents.
-   */
-  async authenticate(authorization: string | undefined, address: string, resource: ProtectedResource): Promise<Verification> {
-    return this.authenticateNow(authorization, address, resource);
-  }
-
-  /**
-   * authenticate, without a promise when no I/O was needed (a cached token): a surface's hot path
-   * awaits only when it has to, each await costing a turn of the microtask queue.
+   * gets 429 whatever it presents. Without a promise when no I/O was needed (a cached token): a
+   * surface's hot path awaits only when it has to, each await costing a turn of the microtask queue.
    */
   authenticateNow(authorization: string | undefined, address: string, resource: ProtectedResource): Verification | Promise<Verification> {
     const match = authorization === undefined ? null : BEARER.exec(authorization);

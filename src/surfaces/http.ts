@@ -73,11 +73,6 @@ export function deckRepresentation(accept: string | undefined): DeckRepresentati
   return 'json';
 }
 
-/** Whether the Accept header asks for deck markdown over JSON. */
-export function prefersMarkdown(accept: string | undefined): boolean {
-  return deckRepresentation(accept) === 'markdown';
-}
-
 /**
  * Whether an If-None-Match header holds the entity tag `"<version>"`: `*`, or a list with that
  * tag, weak or strong (RFC 9110 weak comparison). Linear in the header's length.

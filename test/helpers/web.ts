@@ -6,7 +6,7 @@
 import { Parser } from 'htmlparser2';
 import type { BrowserContext } from 'playwright-core';
 import type { FlashdeckApp } from '../../src/app.ts';
-import { startSession } from '../../src/modules/sessions/sessions.service.ts';
+import { startSignInSession } from '../../src/modules/sessions/sessions.service.ts';
 import { setPassword } from '../../src/modules/users/users.service.ts';
 import { SESSION_COOKIE } from '../../src/surfaces/page-security.ts';
 import type { TestServer, TestUser } from './server.ts';
@@ -198,12 +198,12 @@ export async function signedIn(server: Pick<TestServer, 'url' | 'app'>, user: Te
 
 /** A Cookie header of a new session of `userId` on `app` (benches, in-process requests). */
 export async function signInCookie(app: FlashdeckApp, userId: string): Promise<string> {
-  const { id } = await startSession(app.services, { userId }, {});
+  const { id } = await startSignInSession(app.services, { userId }, {});
   return `${SESSION_COOKIE}=${id}`;
 }
 
 /** Signs a Chromium context in as `user` (a session made by the sessions service, as sign-in does). */
 export async function signInBrowser(context: BrowserContext, server: Pick<TestServer, 'url' | 'app'>, user: TestUser): Promise<void> {
-  const { id } = await startSession(server.app.services, { userId: user.userId }, {});
+  const { id } = await startSignInSession(server.app.services, { userId: user.userId }, {});
   await context.addCookies([{ name: SESSION_COOKIE, value: id, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
 }

@@ -62,11 +62,11 @@ describe('the per-call policy', () => {
 
   test('should name the protected resource it is given in 401 and 403 challenges', async () => {
     const mcp = protectedResource('https://flash.example.com/mcp', MCP_METADATA);
-    const { refused } = await server.app.policy.authenticate(undefined, '192.0.2.10', mcp);
+    const { refused } = await server.app.policy.authenticateNow(undefined, '192.0.2.10', mcp);
     assert.ok(refused);
     assert.equal(refused.code, 'UNAUTHORIZED');
     assert.equal(refused.headers['WWW-Authenticate'], `Bearer resource_metadata="${MCP_METADATA}"`);
-    const verified = await server.app.policy.authenticate(`Bearer ${user.token}`, '192.0.2.10', mcp);
+    const verified = await server.app.policy.authenticateNow(`Bearer ${user.token}`, '192.0.2.10', mcp);
     assert.equal(verified.refused, null);
     const principal = verified.principal;
     assert.equal(principal.userId, user.userId);

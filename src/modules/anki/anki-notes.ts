@@ -26,14 +26,6 @@ export interface ImageRef {
 /** Resolves a media file name to its stored image's URL, or says why it cannot be one. */
 export type ImageResolver = (name: string) => Promise<ImageRef | { warning: string }>;
 
-export interface MappedDeck {
-  readonly ankiId: number;
-  readonly name: string;
-  readonly meta: DeckMetaInput;
-  readonly cards: CardInput[];
-  readonly warnings: ImportWarning[];
-}
-
 interface Side {
   text: string | null;
   imageUrl: string | null;

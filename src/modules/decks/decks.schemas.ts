@@ -298,7 +298,6 @@ export type Capacity = Static<typeof CapacitySchema>;
 export type ImportBody = Static<typeof ImportBodySchema>;
 export type ImportResult = Static<typeof ImportResultSchema>;
 export type ImportWarning = Static<typeof WarningSchema>;
-export type AppendBody = Static<typeof AppendBodySchema>;
 export type AppendCardsResult = Static<typeof AppendCardsResultSchema>;
 export type BulkCardPatch = Static<typeof BulkCardPatchSchema>;
 export type CardsPatchBody = Static<typeof CardsPatchBodySchema>;

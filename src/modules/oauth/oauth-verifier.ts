@@ -44,7 +44,7 @@ function audienceOf(payload: Record<string, unknown>): string {
  */
 const PREFIX_LENGTH = 10;
 
-function principalOf(id: string, payload: Record<string, unknown>): Principal | null {
+function principalOfGrant(id: string, payload: Record<string, unknown>): Principal | null {
   const { accountId, grantId, scope, extra } = payload;
   if (typeof accountId !== 'string' || typeof grantId !== 'string') return null;
   const scopes = typeof scope === 'string' ? scope.split(' ').filter((s): s is Scope => isScope(s)) : [];
@@ -76,7 +76,7 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     const found = await findAccessToken(ctx.db, id);
     if (found === null) return null;
     const { payload } = found.entity;
-    const principal = principalOf(id, payload);
+    const principal = principalOfGrant(id, payload);
     if (principal === null) return null;
     const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
     const entry: Cached = {

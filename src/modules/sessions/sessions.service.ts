@@ -32,7 +32,7 @@ function keyOf(id: string): string {
  * A new session for the actor (a sign-in, a sign-up, a password change); the one the browser had
  * before (`replacing`), if any, ends, so a session id planted before sign-in is worth nothing after.
  */
-export async function startSession(ctx: ServiceContext, actor: Actor, input: { replacing?: string | undefined }): Promise<{ id: string }> {
+export async function startSignInSession(ctx: ServiceContext, actor: Actor, input: { replacing?: string | undefined }): Promise<{ id: string }> {
   if (input.replacing !== undefined && ID.test(input.replacing)) await deleteSession(ctx.db, keyOf(input.replacing));
   const id = randomBytes(32).toString('base64url');
   await insertSession(ctx.db, { idHash: keyOf(id), userId: actor.userId, at: ctx.clock.now().toISOString() });
@@ -43,7 +43,7 @@ export async function startSession(ctx: ServiceContext, actor: Actor, input: { r
  * The viewer of a session id from a cookie, or null (unknown, ended, idle too long). `refreshed`
  * tells the caller to send the cookie again, so the browser's copy lives as long as the session.
  */
-export async function resumeSession(ctx: ServiceContext, input: { id: string }): Promise<{ viewer: Viewer; refreshed: boolean } | null> {
+export async function resumeSignInSession(ctx: ServiceContext, input: { id: string }): Promise<{ viewer: Viewer; refreshed: boolean } | null> {
   if (!ID.test(input.id)) return null;
   const key = keyOf(input.id);
   const row = await findSession(ctx.db, key);
@@ -60,7 +60,7 @@ export async function resumeSession(ctx: ServiceContext, input: { id: string }):
 }
 
 /** Sign out: this browser's session ends on every instance. */
-export async function endSession(ctx: ServiceContext, input: { id: string }): Promise<void> {
+export async function endSignInSession(ctx: ServiceContext, input: { id: string }): Promise<void> {
   if (ID.test(input.id)) await deleteSession(ctx.db, keyOf(input.id));
 }
 

@@ -8,7 +8,7 @@ import { cachedToken, freshToken, type CachedToken } from './token-cache.ts';
 import { bytesEqual, hashesEqual, hashToken, parsePat, PAT_LENGTH, PAT_MARKER, PREFIX_LENGTH } from './token-format.ts';
 import { findTokenByPrefix, type TokenRecord } from './tokens.repository.ts';
 
-function principalOf(token: TokenRecord): Principal {
+function principalOfToken(token: TokenRecord): Principal {
   return {
     userId: token.userId,
     source: 'pat',
@@ -64,7 +64,7 @@ function check(ctx: ServiceContext, cached: CachedToken, presented: string): Ver
 /** A verified token's row: revoked or expired is TOKEN_REVOKED, with its principal. */
 function standing(ctx: ServiceContext, cached: CachedToken): Verification {
   const token = cached.token;
-  cached.principal ??= principalOf(token);
+  cached.principal ??= principalOfToken(token);
   if (token.revokedAt !== null) return refused(new AppError('TOKEN_REVOKED', 'The access token has been revoked'), cached.principal);
   cached.expiresAtMs ??= token.expiresAt === null ? null : Date.parse(token.expiresAt);
   if (cached.expiresAtMs !== null && cached.expiresAtMs <= ctx.clock.now().getTime()) {

@@ -5,7 +5,7 @@ import type { Actor } from '../identity/principal.ts';
 import { endAllSessions } from '../sessions/sessions.service.ts';
 import { checkPasswordRule } from './password.ts';
 import {
-  findCredentials, findPasswordHash, findUserByEmail, findUserById, insertUser, insertUserWithPassword, setPasswordHash, type User,
+  findCredentials, findPasswordHash, findUserByEmail, insertUser, insertUserWithPassword, setPasswordHash, type User,
 } from './users.repository.ts';
 
 export type { User } from './users.repository.ts';
@@ -44,13 +44,6 @@ export async function getUserByEmail(ctx: ServiceContext, input: { email: string
 
 /** The one message of every failed sign-in: an unknown email and a wrong password look the same. */
 export const SIGN_IN_FAILED = 'The email or password is not right';
-
-/** The user an actor stands for (USER_NOT_FOUND once deleted). */
-export async function getUser(ctx: ServiceContext, actor: Actor): Promise<User> {
-  const user = await findUserById(ctx.db, actor.userId);
-  if (!user) throw new AppError('USER_NOT_FOUND', 'no such user');
-  return user;
-}
 
 /** A person signs up with an email and a password (the web page; the operator may close it). */
 export async function signUp(ctx: ServiceContext, input: { email: string; password: string }): Promise<User> {

@@ -29,7 +29,7 @@ function hashedBody(request: FastifyRequest): unknown {
   return typeof body === 'string' && mediaType(request.headers['content-type']) === 'text/csv' ? { csv: body } : body;
 }
 
-/** The routes' IdempotentReply (src/http.ts): the key is echoed in the body as `idempotencyKey`. */
+/** The routes' IdempotentReply (src/surfaces/http.ts): the key is echoed in the body as `idempotencyKey`. */
 export function idempotentReply(policy: Policy): IdempotentReply {
   return async (request, reply, write, status) => {
     const call = request.idempotentCall;

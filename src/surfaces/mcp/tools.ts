@@ -215,8 +215,6 @@ const SPECS: readonly ToolSpec[] = [
   },
 ];
 
-export const TOOL_NAMES = SPECS.map((s) => s.name);
-
 /** The error codes a route documents (its error responses' `code` enums). */
 export function routeErrorCodes(schemas: ToolSchemas): ErrorCode[] {
   const codes: ErrorCode[] = [];

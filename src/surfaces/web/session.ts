@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import type { Actor } from '../../modules/identity/principal.ts';
-import { endSession, resumeSession, SESSION_IDLE_MS, startSession, type Viewer } from '../../modules/sessions/sessions.service.ts';
+import { endSignInSession, resumeSignInSession, SESSION_IDLE_MS, startSignInSession, type Viewer } from '../../modules/sessions/sessions.service.ts';
 import { signInUrl } from './next.ts';
 import { cookieOptions, SESSION_COOKIE } from '../page-security.ts';
 
@@ -27,7 +27,7 @@ export function bindSessions(scope: FastifyInstance, ctx: ServiceContext): void 
     if (request.url.startsWith('/assets/')) return;
     const id = request.cookies[SESSION_COOKIE];
     if (id === undefined || id === '') return;
-    const resumed = await resumeSession(ctx, { id });
+    const resumed = await resumeSignInSession(ctx, { id });
     if (resumed === null) {
       void reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx.publicUrl));
       return;
@@ -57,14 +57,14 @@ export function viewerOf(request: FastifyRequest): Viewer {
 
 /** Signs this browser in as `actor`: a new session id (the old one, if any, ends), a fresh cookie. */
 export async function startBrowserSession(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply, actor: Actor): Promise<void> {
-  const { id } = await startSession(ctx, actor, { replacing: request.cookies[SESSION_COOKIE] });
+  const { id } = await startSignInSession(ctx, actor, { replacing: request.cookies[SESSION_COOKIE] });
   void reply.setCookie(SESSION_COOKIE, id, cookieOptions(ctx.publicUrl, SESSION_MAX_AGE));
 }
 
 /** Signs this browser out: its session ends on every instance and the cookie is cleared. */
 export async function endBrowserSession(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const id = request.cookies[SESSION_COOKIE];
-  if (id !== undefined) await endSession(ctx, { id });
+  if (id !== undefined) await endSignInSession(ctx, { id });
   void reply.clearCookie(SESSION_COOKIE, cookieOptions(ctx.publicUrl));
 }
 
