@@ -16,7 +16,7 @@ import { AppError } from '../errors.ts';
 import type { ActivityRecorder } from '../modules/activity/activity-recorder.ts';
 import type { Actor, Principal } from '../modules/identity/principal.ts';
 import type { Scope } from '../modules/identity/scopes.ts';
-import type { TokenVerifier, Verification } from '../modules/identity/verifier.ts';
+import { refusal, type TokenVerifier, type Verification } from '../modules/identity/verifier.ts';
 import {
   FAILED_AUTH_SECONDS, type Admission, type AttemptCounter, type RateBucket, type RateDecision, type RateLimitStore, type WindowLimits,
 } from '../stores/rate-limits/rate-limits.ts';
@@ -229,7 +229,7 @@ export class Policy {
     for (const verifier of this.#verifiers) {
       if (verifier.recognises(token)) return verifier.verify(token, resource);
     }
-    return { principal: null, refused: new AppError('UNAUTHORIZED', 'The access token is malformed') };
+    return refusal('malformed');
   }
 
   /** The bucket of calls made with this principal's credential. */

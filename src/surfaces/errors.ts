@@ -44,9 +44,12 @@ export function serviceUnavailable(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'A backing service is unavailable', undefined, { 'Retry-After': '5' });
 }
 
-export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
-  if (isAppError(error)) return error;
-  if (isBackendUnavailable(error)) return serviceUnavailable();
+/** Any error a request meets (thrown by a service, a hook or Fastify) as the catalog error it answers with. */
+export function toAppError(thrown: unknown, request: FastifyRequest): AppError {
+  if (isAppError(thrown)) return thrown;
+  if (isBackendUnavailable(thrown)) return serviceUnavailable();
+  if (!(thrown instanceof Error)) return new AppError('INTERNAL_ERROR', 'Internal server error');
+  const error = thrown as FastifyError;
   if (error.validation) {
     // An absent body never gets here: the API's body check answers it with BAD_REQUEST first.
     if (error.validationContext === 'body') return bodyValidationError(error.validation as never);
@@ -93,13 +96,24 @@ export function logFailure(request: FastifyRequest, error: unknown, appError: Ap
   else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
 }
 
+/** toAppError, having logged what an operator must see (logFailure): every surface's first step with an error. */
+export function loggedAppError(thrown: unknown, request: FastifyRequest): AppError {
+  const appError = toAppError(thrown, request);
+  logFailure(request, thrown, appError);
+  return appError;
+}
+
+/** Sets a catalog error's headers (Retry-After, WWW-Authenticate, RateLimit) on the reply that answers with it. */
+export function withErrorHeaders<R extends FastifyReply>(reply: R, error: AppError): R {
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  return reply;
+}
+
 /** An error handler that answers with the JSON envelope (and the error's headers). */
 export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const appError = toAppError(error, request);
-  logFailure(request, error, appError);
+  const appError = loggedAppError(error, request);
   request.errorCode = appError.code;
-  for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
-  reply.code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, appError.details, String(request.id)));
+  withErrorHeaders(reply, appError).code(appError.status).type(JSON_TYPE).send(envelope(appError.code, appError.message, appError.details, String(request.id)));
 }
 
 /** A not-found handler that answers with the JSON envelope. */

@@ -1,7 +1,7 @@
 // A verifier turns a presented bearer token into a Principal. The policy (src/policy/) asks each
 // verifier in turn whether it recognises the token's shape; the first that does decides. Personal
 // access tokens: src/modules/tokens/pat-verifier.ts; OAuth access tokens plug in the same way.
-import type { AppError } from '../../errors.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import type { Principal } from './principal.ts';
 
 export type Verification =
@@ -23,4 +23,19 @@ export interface TokenVerifier {
    * returned as it is: the policy awaits only when it has to (docs/performance.md).
    */
   verify(token: string, resource: string): Verification | Promise<Verification>;
+}
+
+/** Why a token is refused, each said the same way by every verifier and the policy. */
+const REFUSALS = {
+  malformed: ['UNAUTHORIZED', 'The access token is malformed'],
+  notValid: ['UNAUTHORIZED', 'The access token is not valid'],
+  otherResource: ['UNAUTHORIZED', 'The access token was issued for another resource'],
+  revoked: ['TOKEN_REVOKED', 'The access token has been revoked'],
+  expired: ['TOKEN_REVOKED', 'The access token has expired'],
+} as const satisfies Record<string, readonly [ErrorCode, string]>;
+
+/** A refused verification; `principal`: the credential, when the token was identified. */
+export function refusal(reason: keyof typeof REFUSALS, principal: Principal | null = null): Verification {
+  const [code, message] = REFUSALS[reason];
+  return { principal, refused: new AppError(code, message) };
 }

@@ -4,7 +4,7 @@
 // between) comes back as an outcome, not a throw, so the page can show it beside everything they
 // typed; anything else (a deck that is not theirs, an outage) is thrown as usual.
 import type { ServiceContext } from '../../context.ts';
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError, ERROR_CATALOG, isAppError } from '../../errors.ts';
 import { assertBody } from '../../validation.ts';
 import type { Actor } from '../identity/principal.ts';
 import { appendCards, moveCard, patchDeckCard } from '../cards/cards.service.ts';
@@ -23,14 +23,12 @@ export type SaveOutcome<T> =
   /** `problem` says what to fix; `currentVersion` is set when someone else changed the deck. */
   | { ok: false; problem: AppError; currentVersion: string | null };
 
-/** Errors shown on the form with what was typed; any other error is the page's error. */
-const FIXABLE = new Set(['SCHEMA_INVALID', 'TOO_MANY_CARDS', 'VERSION_MISMATCH', 'CARD_NOT_FOUND', 'BAD_REQUEST']);
-
 async function outcome<T>(work: () => Promise<T>): Promise<SaveOutcome<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (error) {
-    if (!isAppError(error) || !FIXABLE.has(error.code)) throw error;
+    // Shown on the form with what was typed (the catalog's shownOnForm); any other is the page's error.
+    if (!isAppError(error) || ERROR_CATALOG[error.code].shownOnForm !== true) throw error;
     const current = error.code === 'VERSION_MISMATCH' ? (error.details as { currentVersion?: string } | undefined)?.currentVersion ?? null : null;
     return { ok: false, problem: error, currentVersion: current };
   }

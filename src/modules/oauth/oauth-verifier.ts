@@ -6,10 +6,9 @@
 // every instance while a busy token costs one lookup per two seconds, not one per call.
 import { performance } from 'node:perf_hooks';
 import type { ServiceContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
 import type { Principal } from '../identity/principal.ts';
 import { isScope, type Scope } from '../identity/scopes.ts';
-import type { TokenVerifier, Verification } from '../identity/verifier.ts';
+import { refusal, type TokenVerifier, type Verification } from '../identity/verifier.ts';
 import { TOKEN_CACHE_MS } from '../tokens/token-cache.ts';
 import { storedId } from './oauth-adapter.ts';
 import { findAccessToken } from './oauth.repository.ts';
@@ -60,10 +59,6 @@ function principalOfGrant(id: string, payload: Record<string, unknown>): Princip
   };
 }
 
-function refused(error: AppError, principal: Principal | null = null): Verification {
-  return { principal, refused: error };
-}
-
 export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
   const cache = new Map<string, Cached>();
 
@@ -91,13 +86,13 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     recognises: (token) => OPAQUE.test(token),
     async verify(token, resource) {
       const entry = await lookup(token);
-      if (entry === null) return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
-      if (entry.revoked) return refused(new AppError('TOKEN_REVOKED', 'The access token has been revoked'), entry.principal);
+      if (entry === null) return refusal('notValid');
+      if (entry.revoked) return refusal('revoked', entry.principal);
       if (entry.expiresAt <= ctx.clock.now().getTime()) {
-        return refused(new AppError('TOKEN_REVOKED', 'The access token has expired'), entry.principal);
+        return refusal('expired', entry.principal);
       }
       if (entry.audience !== resource) {
-        return refused(new AppError('UNAUTHORIZED', 'The access token was issued for another resource'), entry.principal);
+        return refusal('otherResource', entry.principal);
       }
       return entry.ok;
     },

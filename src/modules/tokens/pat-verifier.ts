@@ -1,9 +1,8 @@
 // Personal access tokens as a TokenVerifier (src/modules/identity/verifier.ts): a token of the
 // `svc_pat_` shape is checked here and nowhere else.
 import type { ServiceContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { TokenVerifier, Verification } from '../identity/verifier.ts';
+import { refusal, type TokenVerifier, type Verification } from '../identity/verifier.ts';
 import { cachedToken, freshToken, type CachedToken } from './token-cache.ts';
 import { bytesEqual, hashesEqual, hashToken, parsePat, PAT_LENGTH, PAT_MARKER, PREFIX_LENGTH } from './token-format.ts';
 import { findTokenByPrefix, type TokenRecord } from './tokens.repository.ts';
@@ -20,10 +19,6 @@ function principalOfToken(token: TokenRecord): Principal {
   };
 }
 
-function refused(error: AppError, principal: Principal | null = null): Verification {
-  return { principal, refused: error };
-}
-
 /**
  * A presented PAT: malformed or unknown is UNAUTHORIZED; one whose secret matches but which is
  * revoked or expired is TOKEN_REVOKED, with its principal (the call goes to its activity log).
@@ -32,12 +27,12 @@ export function verifyPat(ctx: ServiceContext, presented: string): Verification 
   const again = verifiedBefore(ctx, presented);
   if (again !== undefined) return standing(ctx, again);
   const prefix = parsePat(presented);
-  if (prefix === null) return refused(new AppError('UNAUTHORIZED', 'The access token is malformed'));
+  if (prefix === null) return refusal('malformed');
   // A token read within the cache's lifetime is checked without a promise (the hot path).
   const fresh = freshToken(ctx.db, prefix);
   if (fresh !== undefined) return check(ctx, fresh, presented);
   return cachedToken(ctx.db, prefix, (p) => findTokenByPrefix(ctx.db, p)).then((cached) => (cached === null
-    ? refused(new AppError('UNAUTHORIZED', 'The access token is not valid'))
+    ? refusal('notValid')
     : check(ctx, cached, presented)));
 }
 
@@ -55,7 +50,7 @@ function verifiedBefore(ctx: ServiceContext, presented: string): CachedToken | u
 /** A token verifiedBefore did not know: its HMAC against the row decides, and is remembered. */
 function check(ctx: ServiceContext, cached: CachedToken, presented: string): Verification {
   if (!hashesEqual(cached.token.hash, hashToken(ctx.secrets.tokenHashKey, presented))) {
-    return refused(new AppError('UNAUTHORIZED', 'The access token is not valid'));
+    return refusal('notValid');
   }
   cached.verified = Buffer.from(presented);
   return standing(ctx, cached);
@@ -65,10 +60,10 @@ function check(ctx: ServiceContext, cached: CachedToken, presented: string): Ver
 function standing(ctx: ServiceContext, cached: CachedToken): Verification {
   const token = cached.token;
   cached.principal ??= principalOfToken(token);
-  if (token.revokedAt !== null) return refused(new AppError('TOKEN_REVOKED', 'The access token has been revoked'), cached.principal);
+  if (token.revokedAt !== null) return refusal('revoked', cached.principal);
   cached.expiresAtMs ??= token.expiresAt === null ? null : Date.parse(token.expiresAt);
   if (cached.expiresAtMs !== null && cached.expiresAtMs <= ctx.clock.now().getTime()) {
-    return refused(new AppError('TOKEN_REVOKED', 'The access token has expired'), cached.principal);
+    return refusal('expired', cached.principal);
   }
   return cached.ok ??= { principal: cached.principal, refused: null };
 }

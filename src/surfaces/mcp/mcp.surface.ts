@@ -17,12 +17,12 @@ import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { protectedResource, type Policy } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
 import { API_PLUGIN, type ApiRoute } from '../api/api.surface.ts';
-import { logFailure, toAppError } from '../errors.ts';
+import { loggedAppError, withErrorHeaders } from '../errors.ts';
+import type { McpEndpoint } from './mcp-server.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import { BodyStandIns } from './body-stand-ins.ts';
 import { loadGuides } from './guides.ts';
-import type { McpEndpoint } from './mcp-server.ts';
 import { stepUpRefusal, type CallContext } from './tool-calls.ts';
 import { buildTools } from './tools.ts';
 
@@ -66,9 +66,8 @@ export interface McpSurfaceOptions {
 /** A JSON-RPC error carrying the API's envelope, with the catalog status and headers. */
 function rpcError(reply: FastifyReply, error: AppError, status = error.status, id: unknown = null): FastifyReply {
   const requestId = String(reply.request.id);
-  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   const code = status === 400 ? JSONRPC_PARSE_ERROR : SERVER_ERROR;
-  return reply.code(status).type(JSON_TYPE).send(JSON.stringify({
+  return withErrorHeaders(reply, error).code(status).type(JSON_TYPE).send(JSON.stringify({
     jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null,
     error: { code, message: error.message, data: envelope(error.code, error.message, error.details, requestId) },
   }));
@@ -124,9 +123,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     }
   });
   scope.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error, request);
-    logFailure(request, error, appError);
-    return rpcError(reply, appError);
+    return rpcError(reply, loggedAppError(error, request));
   });
   scope.setNotFoundHandler((request, reply) => rpcError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
   // DNS rebinding and cross-site calls: a browser page of an origin not allowed never reaches a

@@ -6,13 +6,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
-import { AppError, envelope, isAppError } from '../../errors.ts';
+import { AppError, envelope } from '../../errors.ts';
 import { deckSummaryOfText } from '../../modules/decks/decks.mappers.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
-import { isBackendUnavailable, logFailure, serviceUnavailable } from '../errors.ts';
+import { loggedAppError } from '../errors.ts';
 import type { BodyStandIns } from './body-stand-ins.ts';
 import { summarise } from './summaries.ts';
 import type { Tool } from './tools.ts';
@@ -36,12 +36,6 @@ export interface CallContext {
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
-
-function asAppError(error: unknown, request: FastifyRequest): AppError {
-  const appError = isAppError(error) ? error : isBackendUnavailable(error) ? serviceUnavailable() : new AppError('INTERNAL_ERROR', 'Internal server error');
-  logFailure(request, error, appError);
-  return appError;
-}
 
 /** An API error as a tool result: its envelope as JSON text, and nothing else (DECISIONS "MCP"). */
 function errorResult(error: AppError, requestId: string): CallToolResult {
@@ -89,7 +83,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     }
     return { content: [{ type: 'text', text: summarise(tool.name, outcome.body, outcome.replayed) }], structuredContent: outcome.body };
   } catch (error) {
-    const appError = asAppError(error, request);
+    const appError = loggedAppError(error, request);
     status = appError.status;
     errorCode = appError.code;
     // A call refused by the rate limit still tells the client its windows, as the API's 429 does.
@@ -129,7 +123,7 @@ export function stepUpRefusal(call: CallContext, body: unknown, tools: ReadonlyM
     try {
       call.policy.requireScope(call.principal, tool.route.scope, call.resource);
     } catch (error) {
-      const refusal = asAppError(error, call.request);
+      const refusal = loggedAppError(error, call.request);
       record(call, tool.name, refusal.status, deckId, performance.now(), refusal.code);
       return { error: refusal, id };
     }

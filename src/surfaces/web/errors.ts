@@ -2,27 +2,14 @@
 // for the API) and then an HTML page in the layout, with the status and headers of that error.
 // 5xx pages say only that something went wrong; nothing about the failure leaves the server.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.ts';
-import { logFailure, toAppError } from '../errors.ts';
+import { AppError, ERROR_CATALOG } from '../../errors.ts';
+import { logFailure, toAppError, withErrorHeaders } from '../errors.ts';
 import { HTML_TYPE, renderPage } from './render.ts';
 
-/** What a person reads for each kind of refusal (the error's own message for the rest of 4xx). */
+/** What a person reads: the catalog's page wording, else by status (the error's own message for 4xx). */
 function wording(error: AppError): { title: string; message: string } {
-  switch (error.code) {
-    case 'CSRF_REJECTED':
-      return { title: 'This form has expired', message: 'The form was not sent from this site, or your session changed since it was shown. Go back, reload the page and try again.' };
-    case 'NOT_FOUND':
-      return { title: 'Page not found', message: 'There is no page at this address.' };
-    case 'RATE_LIMITED':
-      return { title: 'Too many requests', message: error.message };
-    case 'SERVICE_UNAVAILABLE':
-      // A backing service down, or more password checks at once than this server takes.
-      return { title: 'Temporarily unavailable', message: 'Flashdeck is busy or cannot reach its storage just now. Try again in a few seconds.' };
-    case 'PAYLOAD_TOO_LARGE':
-      return { title: 'Too much to send', message: 'The form holds more than this server accepts.' };
-    default:
-      break;
-  }
+  const page = ERROR_CATALOG[error.code].page;
+  if (page !== undefined) return { title: page.title, message: page.message ?? error.message };
   if (error.status >= 500) return { title: 'Something went wrong', message: 'The page could not be shown. Try again in a moment.' };
   if (error.status === 404) return { title: 'Not found', message: error.message };
   return { title: 'That did not work', message: error.message };
@@ -37,7 +24,7 @@ function toPageError(error: FastifyError, request: FastifyRequest): AppError {
 }
 
 export async function renderErrorPage(request: FastifyRequest, reply: FastifyReply, error: AppError): Promise<FastifyReply> {
-  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  withErrorHeaders(reply, error);
   const { title, message } = wording(error);
   try {
     return await renderPage(request, reply, 'error', { title, message, code: error.code }, error.status);

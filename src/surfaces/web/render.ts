@@ -57,12 +57,6 @@ export async function attempt<T>(action: () => Promise<T>): Promise<Attempt<T>> 
   }
 }
 
-/** Sets a refusal's headers (Retry-After of a throttled sign-in) on the reply that shows it. */
-export function withRefusalHeaders(reply: FastifyReply, error: AppError): FastifyReply {
-  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
-  return reply;
-}
-
 /**
  * preHandler of every state-changing form: the `_csrf` field (or an `X-CSRF-Token` header from a
  * page script) must be a token this browser's secret made for this session; else 403 page.

@@ -4,13 +4,14 @@
 // shared by every instance).
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../errors.ts';
+import { withErrorHeaders } from '../../errors.ts';
 import { endAllSessions } from '../../../modules/sessions/sessions.service.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../../modules/users/password.ts';
 import { changePassword, checkCredentials, signUp } from '../../../modules/users/users.service.ts';
 import { safeNext } from '../next.ts';
 import { pageMessage } from '../page-wording.ts';
 import {
-  ANYONE_FORM, attempt, field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM, withRefusalHeaders,
+  ANYONE_FORM, attempt, field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM,
 } from '../render.ts';
 import { endBrowserSession, startBrowserSession, viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
@@ -45,7 +46,7 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
     const next = safeNext(field(request.body, 'next'));
     const result = await attempt(() => policy.signUp(request.ip, () => signUp(ctx, { email, password: field(request.body, 'password') })));
     if (!result.ok) {
-      withRefusalHeaders(reply, result.error);
+      withErrorHeaders(reply, result.error);
       return renderPage(request, reply, 'signup', { title: 'Sign up', email, next, hint: PASSWORD_HINT, error: pageMessage(result.error) }, result.error.status);
     }
     await startBrowserSession(ctx, request, reply, { userId: result.value.id });
@@ -63,7 +64,7 @@ export function accountPages(scope: FastifyInstance, { ctx, policy, config }: We
     const next = safeNext(field(request.body, 'next'));
     const result = await attempt(() => policy.signIn(email, request.ip, () => checkCredentials(ctx, { email, password: field(request.body, 'password') })));
     if (!result.ok) {
-      withRefusalHeaders(reply, result.error);
+      withErrorHeaders(reply, result.error);
       return renderPage(request, reply, 'signin', { title: 'Sign in', email, next, error: pageMessage(result.error) }, result.error.status);
     }
     await startBrowserSession(ctx, request, reply, { userId: result.value.id });
