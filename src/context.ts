@@ -3,8 +3,12 @@
 // operator's action.
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
+import type { LoadOnce } from './load-once.ts';
+import type { RenderedDeckCache } from './modules/rendering/rendered-deck-cache.ts';
+import type { CachedToken } from './modules/tokens/token-cache.ts';
 import type { PasswordHasher } from './modules/users/password.ts';
 import type { BodyCache } from './stores/body-cache.ts';
+import type { RecentRows } from './stores/recent-rows.ts';
 import type { VersionBoard } from './stores/version-board/version-board.ts';
 
 /** Server-wide keys, read once at boot (operator config, else made once and kept in the database). */
@@ -23,8 +27,14 @@ export interface ServiceContext {
   readonly publicUrl: string;
   readonly deckLimit: number | null;
   readonly secrets: Secrets;
+  // What an app keeps in memory is held here, one of each per app (and per CLI run), never in a
+  // module-level variable: two apps in one process (tests, two instances) never share them.
   /** Rendered deck reads, per deck version (one cache per app). */
   readonly deckBodies: BodyCache;
+  /** Decks rendered as HTML for the pages, per deck version; loaded with the renderers on first use. */
+  readonly renderedDecks: LoadOnce<RenderedDeckCache>;
+  /** Personal access token rows by prefix, kept TOKEN_CACHE_MS (modules/tokens/token-cache.ts). */
+  readonly tokenRows: RecentRows<CachedToken>;
   /** Deck versions shared by every instance, so a held body needs no database read. */
   readonly deckVersions: VersionBoard;
   /** Password hashing with bounded concurrency (32 MiB per running hash). */

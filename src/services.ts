@@ -3,7 +3,9 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { MediaSettings, ServiceContext } from './context.ts';
 import type { Db } from './db/database.ts';
+import { loadOnce } from './load-once.ts';
 import { getOrCreateSecret } from './modules/system/settings.repository.ts';
+import { tokenRows } from './modules/tokens/token-cache.ts';
 import { PasswordHasher, type HashingLimits } from './modules/users/password.ts';
 import { BodyCache } from './stores/body-cache.ts';
 import { databaseOnlyVersions, type VersionBoard } from './stores/version-board/version-board.ts';
@@ -47,6 +49,9 @@ export async function createServiceContext(options: ServiceContextOptions): Prom
     deckLimit: options.deckLimit,
     secrets: { tokenHashKey, cursorKey, csrfKey },
     deckBodies: new BodyCache(),
+    // The renderers (markdown-it, KaTeX) load with the first page that shows a deck, not at start.
+    renderedDecks: loadOnce(async () => new (await import('./modules/rendering/rendered-deck-cache.ts')).RenderedDeckCache()),
+    tokenRows: tokenRows(),
     deckVersions: options.deckVersions ?? databaseOnlyVersions,
     passwords: new PasswordHasher(options.hashing),
     media: options.media ?? DEFAULT_MEDIA_SETTINGS,

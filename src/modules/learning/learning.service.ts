@@ -8,22 +8,10 @@ import type { Actor } from '../identity/principal.ts';
 import { cardDto } from '../decks/decks.mappers.ts';
 import { findDeck, listCards, type DeckRecord } from '../decks/decks.repository.ts';
 import type { RenderedCard } from '../rendering/card-renderer.ts';
-import { RenderedDeckCache, type RenderedDeck } from '../rendering/rendered-deck-cache.ts';
+import type { RenderedDeck } from '../rendering/rendered-deck-cache.ts';
 import { answerCard, completeSession, findActiveSessionOfDeck, getSession, startSession } from '../reviews/reviews.service.ts';
 import type { ReviewRating, Session } from '../reviews/reviews.schemas.ts';
 import { dueCountOf, type DeckDueCount } from './study.service.ts';
-
-// One rendered-deck cache per service context, so per app (the API's body cache is its sibling).
-const caches = new WeakMap<ServiceContext, RenderedDeckCache>();
-
-export function renderedDecksOf(ctx: ServiceContext): RenderedDeckCache {
-  let cache = caches.get(ctx);
-  if (cache === undefined) {
-    cache = new RenderedDeckCache();
-    caches.set(ctx, cache);
-  }
-  return cache;
-}
 
 export interface DeckPage {
   deck: DeckRecord;
@@ -49,7 +37,7 @@ export function canView(deck: Pick<DeckRecord, 'userId' | 'visibility'>, viewer:
 export async function openDeck(ctx: ServiceContext, viewer: Actor | null, input: { deckId: string }): Promise<DeckPage> {
   const deck = await findDeck(ctx.db, input.deckId);
   if (deck === null || !canView(deck, viewer)) throw notFound();
-  const cache = renderedDecksOf(ctx);
+  const cache = ctx.renderedDecks.loaded ?? await ctx.renderedDecks.get();
   const rendered = cache.get(deck.id, deck.updatedAt)
     ?? await cache.render(deck.id, deck.updatedAt, (await listCards(ctx.db, deck.id)).map(cardDto));
   return { deck, isOwner: viewer?.userId === deck.userId, rendered };

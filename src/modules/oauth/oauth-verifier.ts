@@ -4,21 +4,19 @@
 // kept, so it is refused as revoked (TOKEN_REVOKED), like a personal access token. Rows are kept for
 // TOKEN_CACHE_MS like PATs (token-cache.ts), which keeps DECISIONS' 5-second revocation bound on
 // every instance while a busy token costs one lookup per two seconds, not one per call.
-import { performance } from 'node:perf_hooks';
 import type { ServiceContext } from '../../context.ts';
 import type { Principal } from '../identity/principal.ts';
 import { isScope, type Scope } from '../identity/scopes.ts';
 import { refusal, type TokenVerifier, type Verification } from '../identity/verifier.ts';
+import { RecentRows } from '../../stores/recent-rows.ts';
 import { TOKEN_CACHE_MS } from '../tokens/token-cache.ts';
 import { storedId } from './oauth-adapter.ts';
 import { findAccessToken } from './oauth.repository.ts';
 
 /** oidc-provider's opaque values: 256 random bits, 43 characters of base64url. */
 const OPAQUE = /^[\w-]{43}$/;
-const MAX_ENTRIES = 10_000;
 
 interface Cached {
-  readAt: number;
   principal: Principal;
   /** The resource the token is bound to (RFC 8707). */
   audience: string;
@@ -60,13 +58,10 @@ function principalOfGrant(id: string, payload: Record<string, unknown>): Princip
 }
 
 export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
-  const cache = new Map<string, Cached>();
+  // This app's token rows, kept TOKEN_CACHE_MS as a personal access token's are.
+  const rows = new RecentRows<Cached>(TOKEN_CACHE_MS);
 
   async function lookup(token: string): Promise<Cached | null> {
-    const now = performance.now();
-    const hit = cache.get(token);
-    if (hit !== undefined && now - hit.readAt < TOKEN_CACHE_MS) return hit;
-    cache.delete(token);
     const id = storedId('AccessToken', token);
     const found = await findAccessToken(ctx.db, id);
     if (found === null) return null;
@@ -74,18 +69,13 @@ export function oauthVerifier(ctx: ServiceContext): TokenVerifier {
     const principal = principalOfGrant(id, payload);
     if (principal === null) return null;
     const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
-    const entry: Cached = {
-      readAt: now, principal, audience: audienceOf(payload), expiresAt: exp, revoked: found.revoked, ok: { principal, refused: null },
-    };
-    if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-    cache.set(token, entry);
-    return entry;
+    return { principal, audience: audienceOf(payload), expiresAt: exp, revoked: found.revoked, ok: { principal, refused: null } };
   }
 
   return {
     recognises: (token) => OPAQUE.test(token),
     async verify(token, resource) {
-      const entry = await lookup(token);
+      const entry = await rows.get(token, lookup);
       if (entry === null) return refusal('notValid');
       if (entry.revoked) return refusal('revoked', entry.principal);
       if (entry.expiresAt <= ctx.clock.now().getTime()) {

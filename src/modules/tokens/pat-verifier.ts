@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { Principal } from '../identity/principal.ts';
 import { refusal, type TokenVerifier, type Verification } from '../identity/verifier.ts';
-import { cachedToken, freshToken, type CachedToken } from './token-cache.ts';
+import type { CachedToken } from './token-cache.ts';
 import { bytesEqual, hashesEqual, hashToken, parsePat, PAT_LENGTH, PAT_MARKER, PREFIX_LENGTH } from './token-format.ts';
 import { findTokenByPrefix, type TokenRecord } from './tokens.repository.ts';
 
@@ -29,9 +29,12 @@ export function verifyPat(ctx: ServiceContext, presented: string): Verification 
   const prefix = parsePat(presented);
   if (prefix === null) return refusal('malformed');
   // A token read within the cache's lifetime is checked without a promise (the hot path).
-  const fresh = freshToken(ctx.db, prefix);
+  const fresh = ctx.tokenRows.fresh(prefix);
   if (fresh !== undefined) return check(ctx, fresh, presented);
-  return cachedToken(ctx.db, prefix, (p) => findTokenByPrefix(ctx.db, p)).then((cached) => (cached === null
+  return ctx.tokenRows.get(prefix, async (p) => {
+    const token = await findTokenByPrefix(ctx.db, p);
+    return token === null ? null : { token };
+  }).then((cached) => (cached === null
     ? refusal('notValid')
     : check(ctx, cached, presented)));
 }
@@ -43,7 +46,7 @@ export function verifyPat(ctx: ServiceContext, presented: string): Verification 
  */
 function verifiedBefore(ctx: ServiceContext, presented: string): CachedToken | undefined {
   if (presented.length !== PAT_LENGTH) return undefined;
-  const cached = freshToken(ctx.db, presented.slice(PAT_MARKER.length, PAT_MARKER.length + PREFIX_LENGTH));
+  const cached = ctx.tokenRows.fresh(presented.slice(PAT_MARKER.length, PAT_MARKER.length + PREFIX_LENGTH));
   return cached?.verified !== undefined && bytesEqual(cached.verified, presented) ? cached : undefined;
 }
 

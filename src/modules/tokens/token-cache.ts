@@ -2,19 +2,16 @@
 // lookup is a network round trip, and measured (docs/deployment.md) it was a third of the cost of
 // a deck read. Tokens never change except by revocation, and DECISIONS promises revocation on
 // every instance within 5 seconds: this instance forgets a token it revokes at once, the others
-// re-read it within TOKEN_CACHE_MS. Expiry is still checked on every request. Unknown prefixes are
-// never cached, so guessing cannot fill the cache.
-import { performance } from 'node:perf_hooks';
-import type { Db } from '../../db/database.ts';
+// re-read it within TOKEN_CACHE_MS. Expiry is still checked on every request. The rows are held in
+// the ServiceContext (`ctx.tokenRows`, one per app, the CLI's and a test's server's alike).
 import type { Principal } from '../identity/principal.ts';
 import type { Verification } from '../identity/verifier.ts';
+import { RecentRows } from '../../stores/recent-rows.ts';
 import type { TokenRecord } from './tokens.repository.ts';
 
 export const TOKEN_CACHE_MS = 2000;
-const MAX_ENTRIES = 10_000;
 
 export interface CachedToken {
-  readAt: number;
   token: TokenRecord;
   /**
    * The presented token (UTF-8) whose HMAC matched this row, so a repeat skips the HMAC (~5% of a
@@ -28,39 +25,7 @@ export interface CachedToken {
   ok?: Verification;
 }
 
-/** One cache per store (an app, the CLI, a test's server), dropped with it. */
-const caches = new WeakMap<Db, Map<string, CachedToken>>();
-
-function cacheOf(db: Db): Map<string, CachedToken> {
-  let cache = caches.get(db);
-  if (cache === undefined) {
-    cache = new Map();
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
-/** The cached row of `prefix` if it was read less than TOKEN_CACHE_MS ago: no I/O, no promise. */
-export function freshToken(db: Db, prefix: string): CachedToken | undefined {
-  const hit = caches.get(db)?.get(prefix);
-  return hit !== undefined && performance.now() - hit.readAt < TOKEN_CACHE_MS ? hit : undefined;
-}
-
-/** The row of `prefix`, read at most every TOKEN_CACHE_MS; null for an unknown prefix. */
-export async function cachedToken(db: Db, prefix: string, read: (prefix: string) => Promise<TokenRecord | null>): Promise<CachedToken | null> {
-  const hit = freshToken(db, prefix);
-  if (hit !== undefined) return hit;
-  const cache = cacheOf(db);
-  const now = performance.now();
-  const token = await read(prefix);
-  cache.delete(prefix);
-  if (token === null) return null;
-  if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
-  const entry = { readAt: now, token };
-  cache.set(prefix, entry);
-  return entry;
-}
-
-export function forgetToken(db: Db, prefix: string): void {
-  caches.get(db)?.delete(prefix);
+/** The token rows of one app, by prefix. */
+export function tokenRows(): RecentRows<CachedToken> {
+  return new RecentRows(TOKEN_CACHE_MS);
 }

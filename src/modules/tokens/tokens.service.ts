@@ -6,7 +6,6 @@ import { newId } from '../../ids.ts';
 import { continuationOf, keysetPage } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
 import { isScope, TOKEN_SCOPES, type Scope } from '../identity/scopes.ts';
-import { forgetToken } from './token-cache.ts';
 import { generatePat, hashToken } from './token-format.ts';
 import {
   findTokenById, insertToken, lastUseOfToken, listTokensOfUser, markTokenRevoked, pagePatsOfUserWithLastUse, type TokenRecord,
@@ -149,5 +148,5 @@ export async function revokeToken(ctx: ServiceContext, input: { tokenId: string 
 async function revoke(ctx: ServiceContext, token: TokenRecord): Promise<void> {
   if (token.revokedAt !== null) throw new AppError('TOKEN_ALREADY_REVOKED', `token ${token.id} is already revoked`);
   await markTokenRevoked(ctx.db, token.id, ctx.clock.now().toISOString());
-  forgetToken(ctx.db, token.prefix);
+  ctx.tokenRows.forget(token.prefix);
 }

@@ -17,8 +17,8 @@ import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { protectedResource, type Policy } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
 import { API_PLUGIN, type ApiRoute } from '../api/api.surface.ts';
+import { loadOnce } from '../../load-once.ts';
 import { loggedAppError, withErrorHeaders } from '../errors.ts';
-import type { McpEndpoint } from './mcp-server.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import { BodyStandIns } from './body-stand-ins.ts';
@@ -107,12 +107,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
   const origins = new Set([new URL(ctx.publicUrl).origin, ...allowedOrigins]);
   // The SDK (its servers, transports and zod schemas) is loaded by the first request, so an
   // instance nobody calls over MCP never holds it (docs/performance.md).
-  let loaded: McpEndpoint | null = null;
-  let loading: Promise<McpEndpoint> | null = null;
-  const load = (): Promise<McpEndpoint> => loading ??= import('./mcp-server.ts').then(
-    ({ mcpEndpoint }) => loaded = mcpEndpoint({ tools, guides }),
-    (error: unknown) => { loading = null; throw error; },
-  );
+  const mcp = loadOnce(async () => (await import('./mcp-server.ts')).mcpEndpoint({ tools, guides }));
 
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -164,7 +159,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     const stepUp = stepUpRefusal(call, request.body, tools);
     if (stepUp !== null) return rpcError(reply, stepUp.error, stepUp.error.status, stepUp.id);
 
-    const endpoint = loaded ?? await load();
+    const endpoint = mcp.loaded ?? await mcp.get();
     const gone = new AbortController();
     reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort(); });
     const answer = await endpoint(call, webRequest(endpointUrl, request, gone.signal), request.body);

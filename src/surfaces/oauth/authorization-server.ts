@@ -5,6 +5,7 @@
 // (modules/oauth/oauth-verifier.ts reads the database), so an API call never waits for it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
+import { loadOnce, type LoadOnce } from '../../load-once.ts';
 
 export const OAUTH_PREFIX = '/oauth';
 
@@ -12,38 +13,26 @@ export const OAUTH_PREFIX = '/oauth';
 export type ProviderHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export class AuthorizationServer {
-  readonly #create: () => Promise<Provider>;
-  readonly #onError: (error: unknown) => void;
-  #provider: Promise<{ provider: Provider; handler: ProviderHandler }> | null = null;
+  readonly #made: LoadOnce<{ provider: Provider; handler: ProviderHandler }>;
 
   /**
    * `create` loads oidc-provider and configures it; called once, again only if it failed.
    * `onError` hears of each failure (the request that asked is answered 500 without the cause).
    */
   constructor(create: () => Promise<Provider>, onError: (error: unknown) => void = () => {}) {
-    this.#create = create;
-    this.#onError = onError;
-  }
-
-  #made(): Promise<{ provider: Provider; handler: ProviderHandler }> {
-    this.#provider ??= this.#create().then(
-      (provider) => ({ provider, handler: provider.callback() }),
-      (error: unknown) => {
-        this.#provider = null;
-        this.#onError(error);
-        throw error;
-      },
-    );
-    return this.#provider;
+    this.#made = loadOnce(async () => {
+      const provider = await create();
+      return { provider, handler: provider.callback() };
+    }, onError);
   }
 
   /** The provider (interaction details and results, its Client and Grant models). */
   async provider(): Promise<Provider> {
-    return (await this.#made()).provider;
+    return (await this.#made.get()).provider;
   }
 
   /** Its handler of a Node request, for a route that hands the request over. */
   async handler(): Promise<ProviderHandler> {
-    return (await this.#made()).handler;
+    return (await this.#made.get()).handler;
   }
 }

@@ -23,6 +23,7 @@ import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { pageHelmet } from '../../page-security.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
+import { loadOnce } from '../../../load-once.ts';
 import { deckPath } from './deck-paths.ts';
 import type { EditorInput } from './learning.views.ts';
 
@@ -67,11 +68,11 @@ type Learning = typeof import('../../../modules/learning/learning.service.ts') &
 
 /** The learning service and views, with the renderers under them, loaded once by the first request that needs them. */
 function learningLoader(): () => Promise<Learning> {
-  let loading: Promise<Learning> | null = null;
-  return () => loading ??= Promise.all([import('../../../modules/learning/learning.service.ts'), import('./learning.views.ts')]).then(
-    ([service, views]) => ({ ...service, ...views }),
-    (error: unknown) => { loading = null; throw error; },
-  );
+  const learning = loadOnce(async (): Promise<Learning> => {
+    const [service, views] = await Promise.all([import('../../../modules/learning/learning.service.ts'), import('./learning.views.ts')]);
+    return { ...service, ...views };
+  });
+  return learning.get;
 }
 
 export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
