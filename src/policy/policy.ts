@@ -63,6 +63,9 @@ export interface Admitted {
   readonly values: readonly (string | null)[];
 }
 
+/** A call that reads no shared key in its admission (`admit`'s `reads`). */
+export const NO_READS: readonly string[] = Object.freeze([]);
+
 /** One call made with a token, as the activity log keeps it. */
 export interface CallRecord {
   readonly method: string;

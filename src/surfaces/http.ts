@@ -8,6 +8,7 @@ import type {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { BeforeCommit, ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import type { CallRecord } from '../policy/policy.ts';
 
 export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -138,6 +139,28 @@ export function principalOf(request: FastifyRequest): NonNullable<FastifyRequest
   const principal = request.principal;
   if (principal === null) throw new Error('an API handler ran without an authenticated principal');
   return principal;
+}
+
+/**
+ * The activity log's record of a call made over HTTP: what the request says of itself (method,
+ * address, user agent, request id) and what the surface knows of the call. The API's routes and
+ * MCP's tool calls alike.
+ */
+export function callRecord(
+  request: FastifyRequest, call: { route: string; deckId: string | null; status: number; durationMs: number; errorCode: string | null },
+): CallRecord {
+  const userAgent = request.headers['user-agent'];
+  return {
+    method: request.method,
+    route: call.route,
+    deckId: call.deckId,
+    status: call.status,
+    durationMs: call.durationMs,
+    address: request.ip,
+    userAgent: typeof userAgent === 'string' ? userAgent : null,
+    requestId: String(request.id),
+    errorCode: call.errorCode,
+  };
 }
 
 type RouteHooks = Record<string, unknown>;

@@ -3,15 +3,13 @@
 // authenticates (401), admits (429; RateLimit headers on every admitted response) and checks the
 // scope (403), and an onResponse hook that records the call in the credential's activity log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { addRouteHook, soleHeader, type Api } from '../http.ts';
-import { type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import { addRouteHook, callRecord, soleHeader, type Api } from '../http.ts';
+import { NO_READS, type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import type { Verification } from '../../modules/identity/verifier.ts';
 import type { Scope } from '../../modules/identity/scopes.ts';
 import type { BeforeUnrouted } from './http-semantics.ts';
-
-const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /** The longest path recorded for a call no route serves. */
 const UNROUTED_PATH_CHARS = 200;
@@ -48,7 +46,7 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
         return;
       }
       const principal = verification.principal;
-      const admitted = policy.admitNow(policy.tokenBucket(principal), request.ip, reads === undefined ? NO_KEYS : reads(request));
+      const admitted = policy.admitNow(policy.tokenBucket(principal), request.ip, reads === undefined ? NO_READS : reads(request));
       if (isPromise(admitted)) admitted.then((a) => { admitScoped(request, reply, scope, principal, a, done); }, done);
       else admitScoped(request, reply, scope, principal, admitted, done);
     } catch (error) {
@@ -73,18 +71,13 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
     const principal = request.principal;
     if (principal === null) return;
     const params = request.params as { deckId?: unknown } | undefined;
-    const userAgent = request.headers['user-agent'];
-    policy.record(principal, {
-      method: request.method,
+    policy.record(principal, callRecord(request, {
       route,
       deckId: typeof params?.deckId === 'string' ? params.deckId : request.activityDeckId,
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime),
-      address: request.ip,
-      userAgent: typeof userAgent === 'string' ? userAgent : null,
-      requestId: String(request.id),
       errorCode: request.errorCode,
-    });
+    }));
   }
 
   /**
@@ -104,7 +97,7 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
     const recorded = route.slice(0, UNROUTED_PATH_CHARS);
     reply.raw.once('finish', () => { record(request, reply, recorded); });
     if (verification.refused !== null) return;
-    const admitted = await policy.admitNow(policy.tokenBucket(principal), request.ip, NO_KEYS);
+    const admitted = await policy.admitNow(policy.tokenBucket(principal), request.ip, NO_READS);
     reply.header('RateLimit-Policy', admitted.rateLimitPolicy);
     reply.header('RateLimit', admitted.rateLimit);
   }

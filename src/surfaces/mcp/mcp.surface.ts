@@ -11,7 +11,7 @@ import fp from 'fastify-plugin';
 import Negotiator from 'negotiator';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, envelope } from '../../errors.ts';
-import { RESPONSE_COMPRESSION, soleHeader } from '../http.ts';
+import { callRecord, RESPONSE_COMPRESSION, soleHeader } from '../http.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { protectedResource, type Policy } from '../../policy/policy.ts';
@@ -143,12 +143,9 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
     if (verification.refused === null) return verification.principal;
     // A revoked or expired token's refused call is still recorded under it, as the API's are.
     if (verification.principal !== null) {
-      const userAgent = request.headers['user-agent'];
-      policy.record(verification.principal, {
-        method: request.method, route: routeOf(request.body), deckId: null, status: verification.refused.status,
-        durationMs: 0, address: request.ip, userAgent: typeof userAgent === 'string' ? userAgent : null, requestId: String(request.id),
-        errorCode: verification.refused.code,
-      });
+      policy.record(verification.principal, callRecord(request, {
+        route: routeOf(request.body), deckId: null, status: verification.refused.status, durationMs: 0, errorCode: verification.refused.code,
+      }));
     }
     throw verification.refused;
   }

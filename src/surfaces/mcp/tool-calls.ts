@@ -10,9 +10,10 @@ import { AppError, envelope } from '../../errors.ts';
 import { deckSummaryOfText } from '../../modules/decks/decks.mappers.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
-import { type Policy, type ProtectedResource } from '../../policy/policy.ts';
+import { NO_READS, type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
 import { loggedAppError } from '../errors.ts';
+import { callRecord } from '../http.ts';
 import type { BodyStandIns } from './body-stand-ins.ts';
 import { summarise } from './summaries.ts';
 import type { Tool } from './tools.ts';
@@ -35,27 +36,15 @@ export interface CallContext {
   readonly bodies: BodyStandIns;
 }
 
-const NO_KEYS: readonly string[] = Object.freeze([]);
-
 /** An API error as a tool result: its envelope as JSON text, and nothing else (DECISIONS "MCP"). */
 function errorResult(error: AppError, requestId: string): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(envelope(error.code, error.message, error.details, requestId)) }], isError: true };
 }
 
 function record(call: CallContext, tool: string, status: number, deckId: string | null, started: number, errorCode: string | null): void {
-  const { request } = call;
-  const userAgent = request.headers['user-agent'];
-  call.policy.record(call.principal, {
-    method: 'POST',
-    route: `mcp:${tool}`,
-    deckId,
-    status,
-    durationMs: Math.round(performance.now() - started),
-    address: request.ip,
-    userAgent: typeof userAgent === 'string' ? userAgent : null,
-    requestId: String(request.id),
-    errorCode,
-  });
+  call.policy.record(call.principal, callRecord(call.request, {
+    route: `mcp:${tool}`, deckId, status, durationMs: Math.round(performance.now() - started), errorCode,
+  }));
 }
 
 export async function callTool(call: CallContext, tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -66,7 +55,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
   let deckId: string | null = typeof args.deckId === 'string' ? args.deckId : null;
   try {
     // Awaited only when it is I/O (Redis): in-process counters answer at once.
-    const admission = policy.admitNow(policy.tokenBucket(principal), request.ip, tool.reads?.(ctx, args) ?? NO_KEYS);
+    const admission = policy.admitNow(policy.tokenBucket(principal), request.ip, tool.reads?.(ctx, args) ?? NO_READS);
     const admitted = isPromise(admission) ? await admission : admission;
     call.rateLimit = { policy: admitted.rateLimitPolicy, state: admitted.rateLimit };
     policy.requireScope(principal, tool.route.scope, call.resource);

@@ -7,10 +7,10 @@ import { exportDeckCsv } from '../../../modules/deck-import/deck-csv.ts';
 import { exportDeckMarkdown } from '../../../modules/deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from '../../../modules/decks/decks.schemas.ts';
 import { isPromise } from '../../../promise.ts';
+import { NO_READS } from '../../../policy/policy.ts';
 import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type DeckBody } from '../../../modules/decks/decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });
-const NO_KEYS: readonly string[] = Object.freeze([]);
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
 
 function sendDeckBody(request: FastifyRequest, reply: FastifyReply, deck: DeckBody): void {
@@ -28,7 +28,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
   // The deck's published version is read with the call's admission (one Redis round trip).
   const versionKey = (request: FastifyRequest): readonly string[] => {
     const key = ctx.deckVersions.keyOf((request.params as { deckId: string }).deckId);
-    return key === null ? NO_KEYS : [key];
+    return key === null ? NO_READS : [key];
   };
 
   app.get('/decks', {
