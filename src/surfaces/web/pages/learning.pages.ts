@@ -7,7 +7,7 @@
 // The renderers (markdown-it, KaTeX, sanitize-html: 13.6 MB of RSS and 7 MB of live heap) are
 // loaded by the first request to these pages, with the service and views that use them, so an
 // instance that serves only the API and MCP never holds them (docs/performance.md).
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler, RouteShorthandOptions } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
 import { cardDto } from '../../../modules/decks/decks.mappers.ts';
@@ -18,6 +18,7 @@ import {
 import type { DeckPage } from '../../../modules/learning/learning.service.ts';
 import { cardNamesOf, ratingDueTimes } from '../../../modules/learning/study.service.ts';
 import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
+import { NO_READS } from '../../../policy/policy.ts';
 import { pageMessage } from '../page-wording.ts';
 import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { pageHelmet } from '../../page-security.ts';
@@ -167,12 +168,20 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
     }, conflict ? 409 : failed.problem.status);
   }
 
-  /** Card writes count against the person's web bucket (429 page with Retry-After when spent). */
-  async function admitCardWrite(owner: Actor, deckId: string): Promise<void> {
-    const { openOwnDeck } = await learning();
-    await openOwnDeck(ctx, owner, { deckId }); // someone else's deck is 404 before it costs them
-    await policy.admit(policy.cardWriteBucket(owner), null, []);
-  }
+  /**
+   * The card-write routes declare their bucket as the API's routes declare theirs: after sign-in
+   * and CSRF, the person's web card-write bucket (policy.cardWriteBucket: the 429 page with
+   * Retry-After when spent). Someone else's deck is 404 before it costs them.
+   */
+  const OWNER_CARD_WRITE: RouteShorthandOptions = {
+    ...OWNER_FORM,
+    preHandler: [...(SIGNED_IN_FORM.preHandler as preHandlerHookHandler[]), async (request: FastifyRequest) => {
+      const owner = viewerOf(request);
+      const { openOwnDeck } = await learning();
+      await openOwnDeck(ctx, owner, { deckId: (request.params as Params).deckId });
+      await policy.admit(policy.cardWriteBucket(owner), null, NO_READS);
+    }],
+  };
 
   scope.post<{ Params: Params }>('/decks/:deckId/edit/deck', OWNER_FORM, async (request, reply) => {
     const form = formOf(request.body);
@@ -182,31 +191,28 @@ export function learningPages(scope: FastifyInstance, { ctx, policy }: WebDeps):
     return seeOther(reply, `${deckPath(deckId)}/edit?saved=deck`);
   });
 
-  scope.post<{ Params: Params }>('/decks/:deckId/edit/cards', OWNER_FORM, async (request, reply) => {
+  scope.post<{ Params: Params }>('/decks/:deckId/edit/cards', OWNER_CARD_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
     const form = formOf(request.body);
     const { deckId } = request.params;
-    await admitCardWrite(owner, deckId);
     const result = await addCard(ctx, owner, { deckId, version: form.version ?? '', form });
     if (!result.ok) return refused(request, reply, deckId, result, { cardForm: form });
     return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(result.value.id)}&saved=card`);
   });
 
-  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId', OWNER_FORM, async (request, reply) => {
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId', OWNER_CARD_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
     const form = formOf(request.body);
     const { deckId, cardId } = request.params;
-    await admitCardWrite(owner, deckId);
     const result = await saveCard(ctx, owner, { deckId, cardId, version: form.version ?? '', form });
     if (!result.ok) return refused(request, reply, deckId, result, { cardForm: form, cardId });
     return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(cardId)}&saved=card`);
   });
 
-  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/move', OWNER_FORM, async (request, reply) => {
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/move', OWNER_CARD_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
     const form = formOf(request.body);
     const { deckId, cardId } = request.params;
-    await admitCardWrite(owner, deckId);
     // The form counts from 1, as the list shows; the service from 0.
     const result = await moveCardTo(ctx, owner, { deckId, cardId, version: form.version ?? '', form: { to: String(Number(form.to) - 1) } });
     if (!result.ok) return refused(request, reply, deckId, result, { cardId });
