@@ -6,6 +6,8 @@
 //   admit         failed-auth throttle and the bucket's windows (429), reading shared keys in the
 //                 same round trip
 //   requireScope  403 FORBIDDEN with the insufficient_scope hint
+//   admitCall     admit in the token's bucket, then requireScope: a call after authentication, as
+//                 the API's routes and MCP's tool calls make it
 //   record        the activity log entry of a call made with a token
 //   idempotent    (idempotency.ts) a write run at most once per key
 //   signIn        a password sign-in's throttle, per account and per client address (the pages)
@@ -283,6 +285,27 @@ export class Policy {
       this.#policyHeaders.set(limits, header);
     }
     return header;
+  }
+
+  /**
+   * A call made with `principal`'s credential, after authentication: counted in its token bucket
+   * (429), then its scope checked (403, carrying the admission's RateLimit headers as a 429 does).
+   * What the API's routes and MCP's tool calls both run; without a promise when the store counts
+   * in memory.
+   */
+  admitCall(principal: Principal, scope: Scope | null, resource: ProtectedResource, address: string, reads: readonly string[]): Admitted | Promise<Admitted> {
+    const admission = this.admitNow(this.tokenBucket(principal), address, reads);
+    return isPromise(admission) ? admission.then((a) => this.#scoped(principal, scope, resource, a)) : this.#scoped(principal, scope, resource, admission);
+  }
+
+  #scoped(principal: Principal, scope: Scope | null, resource: ProtectedResource, admitted: Admitted): Admitted {
+    try {
+      this.requireScope(principal, scope, resource);
+    } catch (error) {
+      const { code, message, details, headers } = error as AppError;
+      throw new AppError(code, message, details, { 'RateLimit-Policy': admitted.rateLimitPolicy, RateLimit: admitted.rateLimit, ...headers });
+    }
+    return admitted;
   }
 
   /** 403 FORBIDDEN unless the principal holds `scope` (null: any valid token will do). */

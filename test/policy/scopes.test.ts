@@ -49,6 +49,9 @@ function assertForbidden(res: ApiResponse, scope: string, label: string): void {
   assert.match(challenge, /^Bearer /, label);
   assert.ok(challenge.includes(`error="insufficient_scope", scope="${scope}"`), `${label}: ${challenge}`);
   assert.ok(challenge.includes(`resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource"`), `${label}: ${challenge}`);
+  // The call was admitted (counted) before its scope was checked: the 403 tells its windows too.
+  assert.match(res.headers.get('ratelimit') ?? '', /^"\w+";r=\d+;t=\d+$/, label);
+  assert.match(res.headers.get('ratelimit-policy') ?? '', /^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/, label);
 }
 
 describe('scope matrix', () => {

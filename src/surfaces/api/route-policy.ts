@@ -6,7 +6,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHook, callRecord, soleHeader, type Api } from '../http.ts';
 import { NO_READS, type Admitted, type Policy, type ProtectedResource } from '../../policy/policy.ts';
 import { isPromise } from '../../promise.ts';
-import type { Principal } from '../../modules/identity/principal.ts';
 import type { Verification } from '../../modules/identity/verifier.ts';
 import type { Scope } from '../../modules/identity/scopes.ts';
 import type { BeforeUnrouted } from './http-semantics.ts';
@@ -45,25 +44,18 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
         done(verification.refused);
         return;
       }
-      const principal = verification.principal;
-      const admitted = policy.admitNow(policy.tokenBucket(principal), request.ip, reads === undefined ? NO_READS : reads(request));
-      if (isPromise(admitted)) admitted.then((a) => { admitScoped(request, reply, scope, principal, a, done); }, done);
-      else admitScoped(request, reply, scope, principal, admitted, done);
+      const admitted = policy.admitCall(verification.principal, scope, resource, request.ip, reads === undefined ? NO_READS : reads(request));
+      if (isPromise(admitted)) admitted.then((a) => { admittedCall(request, reply, a, done); }, done);
+      else admittedCall(request, reply, admitted, done);
     } catch (error) {
       done(error as Error);
     }
   }
 
-  function admitScoped(request: FastifyRequest, reply: FastifyReply, scope: Scope | null, principal: Principal, admitted: Admitted, done: (error?: Error) => void): void {
+  function admittedCall(request: FastifyRequest, reply: FastifyReply, admitted: Admitted, done: (error?: Error) => void): void {
     request.reads = admitted.values;
     reply.header('RateLimit-Policy', admitted.rateLimitPolicy);
     reply.header('RateLimit', admitted.rateLimit);
-    try {
-      policy.requireScope(principal, scope, resource);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
     done();
   }
 

@@ -55,10 +55,9 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
   let deckId: string | null = typeof args.deckId === 'string' ? args.deckId : null;
   try {
     // Awaited only when it is I/O (Redis): in-process counters answer at once.
-    const admission = policy.admitNow(policy.tokenBucket(principal), request.ip, tool.reads?.(ctx, args) ?? NO_READS);
+    const admission = policy.admitCall(principal, tool.route.scope, call.resource, request.ip, tool.reads?.(ctx, args) ?? NO_READS);
     const admitted = isPromise(admission) ? await admission : admission;
     call.rateLimit = { policy: admitted.rateLimitPolicy, state: admitted.rateLimit };
-    policy.requireScope(principal, tool.route.scope, call.resource);
     const parsed = tool.schemas.parse(args);
     const outcome = await tool.run({ ctx, policy, principal, values: admitted.values }, parsed, tool.route);
     status = outcome.status;
