@@ -41,7 +41,7 @@ export function formsOf(html: string): FormOnPage[] {
         forms.push(current);
       } else if (current !== null && name === 'input' && attrs.name !== undefined) {
         const type = attrs.type ?? 'text';
-        if (type === 'submit' || (type === 'checkbox' && !('checked' in attrs))) return;
+        if (type === 'submit' || type === 'file' || (type === 'checkbox' && !('checked' in attrs))) return;
         current.fields[attrs.name] ??= type === 'checkbox' ? (attrs.value ?? 'on') : (attrs.value ?? '');
       } else if (current !== null && name === 'textarea' && attrs.name !== undefined) {
         textarea = attrs.name;
@@ -92,11 +92,13 @@ export class WebClient {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async request(method: string, path: string, form?: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<PageResponse> {
+  async request(method: string, path: string, form?: Record<string, string | string[]> | FormData, headers: Record<string, string> = {}): Promise<PageResponse> {
     const h: Record<string, string> = { ...(this.#accept === undefined ? {} : { accept: this.#accept }), ...headers };
     if (this.cookies.size > 0) h.cookie = this.cookieHeader();
-    let body: string | undefined;
-    if (form !== undefined) {
+    let body: string | FormData | undefined;
+    if (form instanceof FormData) {
+      body = form; // fetch sets multipart/form-data with its boundary
+    } else if (form !== undefined) {
       const params = new URLSearchParams();
       for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
       body = params.toString();
@@ -133,7 +135,19 @@ export class WebClient {
     return this.request('POST', action, { ...form.fields, ...changes });
   }
 
-  /** A CSRF token of this browser's session, from the sign-out form every signed-in page has. */
+  /**
+   * Submits the multipart form of `page` whose action is `action` (a file upload), with its
+   * current values, `changes` over them, and `files` (field name to a file).
+   */
+  upload(page: string, action: string, changes: Record<string, string> = {}, files: Record<string, File> = {}): Promise<PageResponse> {
+    const form = formAt(page, action);
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ ...form.fields, ...changes })) body.append(name, value);
+    for (const [name, file] of Object.entries(files)) body.append(name, file);
+    return this.request('POST', action, body);
+  }
+
+    /** A CSRF token of this browser's session, from the sign-out form every signed-in page has. */
   async sessionCsrf(): Promise<string> {
     const home = await this.get('/');
     return formAt(home.html, '/signout').fields._csrf;

@@ -1,7 +1,7 @@
 // The web pages at the root of the site ({PUBLIC_URL}/...), as one encapsulated plugin owning what
 // pages need and no other surface should meet: urlencoded form bodies (@fastify/formbody, nothing
 // else), cookies, the browser's session (request.viewer), CSRF tokens, the security headers
-// (@fastify/helmet), Eta templates in one layout (@fastify/view), static assets under /assets/
+// (@fastify/helmet), multipart uploads where a page takes a file (uploads.ts), Eta templates in one layout (@fastify/view), static assets under /assets/
 // (ours from memory, assets.ts; KaTeX's with @fastify/static), and HTML error and not-found
 // pages. Registered with `{ prefix: '/' }`, so its not-found page answers every path outside the
 // prefixed surfaces (/api/v1 keeps its JSON 404).
@@ -28,13 +28,16 @@ import { assetUrl, loadAssets, serveAssets } from './assets.ts';
 import { webErrorHandler, webNotFound } from './errors.ts';
 import { accountPages } from './pages/account.pages.ts';
 import { homePages } from './pages/home.pages.ts';
+import { editorPages } from './pages/editor.pages.ts';
 import { learningPages } from './pages/learning.pages.ts';
+import { managePages } from './pages/manage.pages.ts';
 import type { AuthorizationServer } from '../oauth/authorization-server.ts';
 import { oauthPages } from './pages/oauth.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
 import { csrfUserInfo } from './render.ts';
 import { cookieOptions, CSRF_COOKIE, helmetOptions } from '../page-security.ts';
 import { bindSessions } from './session.ts';
+import { registerUploads } from './uploads.ts';
 
 export const WEB_PLUGIN = 'flashdeck-web';
 
@@ -51,7 +54,7 @@ export const KATEX_DIR = path.join(path.dirname(createRequire(import.meta.url).r
 export interface WebDeps {
   readonly ctx: ServiceContext;
   readonly policy: Policy;
-  readonly config: Pick<Config, 'signup' | 'publicUrl'>;
+  readonly config: Pick<Config, 'signup' | 'publicUrl' | 'bodyLimitBytes'>;
   /** The OAuth authorization server, whose sign-in and consent these pages are. */
   readonly oauth: AuthorizationServer;
 }
@@ -60,12 +63,14 @@ export interface WebDeps {
 export type WebModule = (scope: FastifyInstance, deps: WebDeps) => void;
 
 /** Every page module, in order. Add yours here. */
-const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, learningPages, oauthPages];
+const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, managePages, learningPages, editorPages, oauthPages];
 
 export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config, oauth }) => {
   const assets = loadAssets(ASSETS_DIR);
   scope.removeAllContentTypeParsers();
   await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  // multipart/form-data: files only where a route allows them (uploads.ts).
+  await registerUploads(scope, FORM_BODY_LIMIT);
   scope.setErrorHandler(webErrorHandler);
   scope.setNotFoundHandler(webNotFound);
   // Pages compressed (a 100-entry activity page is ~46 KB of HTML, ~2 KB on the wire), in one call

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CARD_WRITE_LIMITS } from '../../../src/policy/policy.ts';
 import { formAt, signedIn, signedOut } from '../../helpers/web.ts';
+import { png, SVG } from '../../helpers/images.ts';
 import { manualClock, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 async function importDeck(server: TestServer, user: TestUser, cards = 3): Promise<{ deckId: string; cardIds: string[] }> {
@@ -80,8 +81,8 @@ describe('owner editor', () => {
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}`;
     const res = await browser.submit(page.text, action, { front: 'Kept', frontImageUrl: 'http://insecure.example/x.png' });
     assert.equal(res.status, 400);
-    assert.match(res.text, /Front image URL must be an https:\/\/ URL or a root-relative path/, 'the field named by its label');
-    assert.doesNotMatch(res.text, /frontMedia\.imageUrl/, 'never by its API path');
+    assert.match(res.text, /Front image URL: an https:\/\/ address, or a path on this site starting with \/\./, 'the field named by its label');
+    assert.doesNotMatch(res.text, /frontMedia|imageUrl must/, 'never by its API path');
     assert.equal(formAt(res.text, action).fields.front, 'Kept');
     assert.equal(formAt(res.text, action).fields.frontImageUrl, 'http://insecure.example/x.png');
   });
@@ -114,7 +115,11 @@ describe('owner editor', () => {
     assert.equal(deck.cards.length, 4);
     const newId = deck.cards[3].id;
     assert.equal(deck.cards[3].extras.cardType, 'definition');
-    page = await browser.get(added.location!);
+    assert.equal(added.location, `/decks/${deckId}/edit?added=${newId}`);
+    page = await browser.get(added.location);
+    assert.match(page.text, /Card 4 added\./);
+    assert.equal(formAt(page.text, `/decks/${deckId}/edit/cards`).fields.front, '', 'after Add card, the form is the next new card\'s');
+    page = await browser.get(`/decks/${deckId}/edit?card=${newId}`);
     const moved = await browser.submit(page.text, `/decks/${deckId}/edit/cards/${newId}/move`, { to: '1' });
     assert.equal(moved.status, 303, moved.text);
     deck = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
@@ -160,7 +165,7 @@ describe('owner editor', () => {
     time.ms = Date.parse('2026-03-02T11:00:05Z');
     const { deckId, cardIds } = await importDeck(server, owner, 2);
     const browser = await signedIn(server, owner);
-    const page = await browser.get(`/decks/${deckId}/edit`);
+    const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}/move`;
     const fields = formAt(page.text, action).fields;
     for (let i = 0; i < CARD_WRITE_LIMITS.perMinute; i++) {
@@ -175,8 +180,55 @@ describe('owner editor', () => {
     const api = await server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { front: 'Through the API' } });
     assert.equal(api.status, 200);
     time.ms += 60_000;
-    const fresh = formAt((await browser.get(`/decks/${deckId}/edit`)).text, action).fields;
+    const fresh = formAt((await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`)).text, action).fields;
     assert.equal((await browser.request('POST', action, { ...fresh, to: '1' })).status, 303, 'the next minute admits again');
+  });
+
+  test('should store an image chosen in the card form in the media store and show it on the card', async () => {
+    const { deckId, cardIds } = await importDeck(server, owner);
+    const browser = await signedIn(server, owner);
+    const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
+    const action = `/decks/${deckId}/edit/cards/${cardIds[0]}`;
+    const image = new File([png(8, 6)], 'cell.png', { type: 'image/png' });
+    const saved = await browser.upload(page.text, action, { frontImageAlt: 'A cell' }, { frontImageFile: image });
+    assert.equal(saved.status, 303, saved.text);
+    const card = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0];
+    assert.match(card.frontMedia.imageUrl, /^\/media\/[0-9a-f]{64}\.png$/);
+    assert.equal(card.frontMedia.imageAlt, 'A cell');
+    const served = await fetch(`${server.url}${card.frontMedia.imageUrl}`);
+    assert.equal(served.status, 200);
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), png(8, 6));
+  });
+
+  test('should refuse an SVG chosen as an image, naming the Image file field, and keep what was typed', async () => {
+    const { deckId } = await importDeck(server, owner);
+    const browser = await signedIn(server, owner);
+    const page = await browser.get(`/decks/${deckId}/edit`);
+    const action = `/decks/${deckId}/edit/cards`;
+    const refused = await browser.upload(page.text, action, { front: 'Typed front' }, { backImageFile: new File([SVG], 'x.svg', { type: 'image/svg+xml' }) });
+    assert.equal(refused.status, 415);
+    assert.match(refused.text, /Image file: SVG images are not accepted/);
+    assert.equal(formAt(refused.text, action).fields.front, 'Typed front');
+    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3, 'no card was added');
+  });
+
+  test('should list only the cards holding every word searched, in any side, and keep the search while a card is open', async () => {
+    const res = await server.api('POST', '/decks/import', {
+      token: owner.token,
+      json: { deck: { title: 'Search deck', lang: 'es' }, cards: [
+        { front: 'Hola', back: 'Hello' }, { front: 'Adiós', back: 'Goodbye, see you' }, { front: 'Gracias', back: 'Thank you' },
+      ] },
+    });
+    const deckId = res.body.deckId;
+    const browser = await signedIn(server, owner);
+    const page = await browser.get(`/decks/${deckId}/edit?q=${encodeURIComponent('adios SEE')}`);
+    assert.equal(page.status, 200);
+    assert.match(page.text, /1 card matches/);
+    const links = [...page.text.matchAll(/<li><a href="([^"]+)"[^>]*><span class="card-number">Card (\d+):<\/span> ([^<]*)<\/a>/g)];
+    assert.deepEqual(links.map((m) => [m[2], m[3]]), [['2', 'Adiós']]);
+    assert.match(links[0][1], /(?:\?|&amp;)q=adios\+SEE/);
+    const all = await browser.get(`/decks/${deckId}/edit?q=you`);
+    assert.match(all.text, /2 cards match/);
   });
 
   test('should send a signed-out visitor of the editor elsewhere, never show the form', async () => {

@@ -17,7 +17,7 @@ export const AnkiImportResultSchema = Type.Object({
 }, { additionalProperties: false });
 
 /** RFC 6266: an ASCII name for every client, the exact one (RFC 8187) for those that read it. */
-function contentDisposition(fileName: string): string {
+export function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }

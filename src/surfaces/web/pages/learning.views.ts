@@ -1,17 +1,17 @@
-// What the learning view's and the editor's templates are given (views/learning/*.eta): plain
+// What the learning view's templates are given (views/learning/learn.eta; the editor's are in
+// editor.views.ts): plain
 // data built from the services' results. Card HTML comes from the one renderer and is the only
 // unescaped content in those templates.
 import { AppError } from '../../../errors.ts';
-import { CARD_TYPES, CONTENT_TYPES, type CardDto, type Visibility } from '../../../modules/decks/decks.schemas.ts';
-import { renderCard, sideHtml, type RenderedCard } from '../../../modules/rendering/card-renderer.ts';
+import type { Visibility } from '../../../modules/decks/decks.schemas.ts';
+import { sideHtml, type RenderedCard } from '../../../modules/rendering/card-renderer.ts';
 import { RATINGS, type ReviewRating, type Session } from '../../../modules/reviews/reviews.schemas.ts';
 import type { DeckDueCount } from '../../../modules/learning/study.service.ts';
 import { intervalText, intervalWords, shownTime } from '../time-words.ts';
 import type { DeckPage, StudyState } from '../../../modules/learning/learning.service.ts';
-import { cardInputOf, type FormFields } from '../../../modules/learning/editor.service.ts';
 import { deckPath } from './deck-paths.ts';
 
-const VISIBILITY_LABELS: Record<Visibility, string> = { public: 'Public', unlisted: 'Unlisted', private: 'Private' };
+export const VISIBILITY_LABELS: Record<Visibility, string> = { public: 'Public', unlisted: 'Unlisted', private: 'Private' };
 
 /** Whether a page of this deck may be indexed by search engines (only public decks). */
 export function indexable(visibility: Visibility): boolean {
@@ -138,128 +138,4 @@ export function studyView(page: DeckPage, state: StudyState, answerShown: boolea
     rate: { action: `${view.selfUrl}/review`, sessionId: session.id, cardId: card.id, buttons: ratingButtons(extras.ratingDue, extras.now) },
     nav: null,
   };
-}
-
-const CONTENT_TYPE_OPTIONS = CONTENT_TYPES.map((value) => ({ value, label: value }));
-const CARD_TYPE_OPTIONS = [{ value: '', label: '(none)' }, ...CARD_TYPES.map((value) => ({ value, label: value }))];
-const VISIBILITY_OPTIONS = (['private', 'unlisted', 'public'] as const).map((value) => ({ value, label: VISIBILITY_LABELS[value] }));
-
-/** A stored card as the editor's form fields. */
-export function cardFields(card: CardDto | null): Record<string, string> {
-  const extras = card?.extras;
-  return {
-    front: card?.front ?? '',
-    back: card?.back ?? '',
-    frontType: extras?.frontType ?? 'markdown',
-    backType: extras?.backType ?? 'markdown',
-    cardType: extras?.cardType ?? '',
-    oneSided: card?.oneSided === true ? 'on' : '',
-    subject: extras?.subject ?? '',
-    topic: extras?.topic ?? '',
-    info: extras?.info ?? '',
-    frontImageUrl: card?.frontMedia?.imageUrl ?? '',
-    frontImageAlt: card?.frontMedia?.imageAlt ?? '',
-    backImageUrl: card?.backMedia?.imageUrl ?? '',
-    backImageAlt: card?.backMedia?.imageAlt ?? '',
-  };
-}
-
-/** The preview of what the form holds, by the one renderer (never saved; nothing is validated but the types). */
-export function previewHtml(form: FormFields, id = 'preview'): string {
-  const input = cardInputOf(form);
-  const frontType = CONTENT_TYPES.find((t) => t === form.frontType) ?? 'markdown';
-  const backType = CONTENT_TYPES.find((t) => t === form.backType) ?? 'markdown';
-  const card: CardDto = {
-    id, order: 0, front: input.front ?? null, back: input.back ?? null, oneSided: input.oneSided ?? false,
-    frontMedia: input.frontMedia ?? null, backMedia: input.backMedia ?? null,
-    extras: { frontType, backType, subject: input.extras?.subject ?? null, topic: input.extras?.topic ?? null, info: input.extras?.info ?? null },
-  };
-  return renderedPreview(renderCard(card));
-}
-
-export function renderedPreview(card: RenderedCard): string {
-  const info = card.info === null ? '' : `<div class="card-content card-info">${card.info}</div>`;
-  return `${card.chrome}${sideHtml(card, 'front')}${sideHtml(card, 'back')}${info}`;
-}
-
-export interface EditorProblem {
-  heading: string;
-  message: string;
-}
-
-export interface EditorInput {
-  page: DeckPage;
-  cards: readonly CardDto[];
-  /** The card being edited (null: the new-card form). */
-  cardId: string | null;
-  /** What the person typed, when a save was refused; else the stored values. */
-  deckForm?: FormFields;
-  cardForm?: FormFields;
-  problem?: EditorProblem;
-  notice?: string;
-  /** The version a repeated save is checked against (the current one after a conflict). */
-  version?: string;
-  /** The card as now saved, shown beside what was typed after a conflict. */
-  saved?: string;
-  /** A save of the deck details met a concurrent change: the details as now saved are shown too. */
-  deckConflict?: boolean;
-}
-
-export function editorView(input: EditorInput) {
-  const { page, cards } = input;
-  const { deck } = page;
-  const editBase = `${deckPath(deck.id)}/edit`;
-  const editing = input.cardId === null ? null : cards.find((c) => c.id === input.cardId) ?? null;
-  const values = input.cardForm !== undefined ? { ...cardFields(null), ...stringsOf(input.cardForm) } : cardFields(editing);
-  const rendered = editing === null ? undefined : page.rendered.cards.find((c) => c.id === editing.id);
-  const preview = input.cardForm !== undefined || rendered === undefined ? previewHtml(values) : renderedPreview(rendered);
-  const stored = {
-    title: deck.title, description: deck.description ?? '', tags: deck.tags.join(', '), visibility: deck.visibility, lang: deck.lang,
-  };
-  const deckForm = input.deckForm !== undefined ? stringsOf(input.deckForm) : stored;
-  return {
-    title: deck.title,
-    learnUrl: deckPath(deck.id),
-    version: input.version ?? deck.updatedAt,
-    problem: input.problem ?? null,
-    notice: input.notice ?? null,
-    deckAction: `${editBase}/deck`,
-    deck: deckForm,
-    visibilities: VISIBILITY_OPTIONS,
-    contentTypes: CONTENT_TYPE_OPTIONS,
-    cardTypes: CARD_TYPE_OPTIONS,
-    previewUrl: `${editBase}/preview`,
-    editUrl: editBase,
-    cards: cards.map((card, i) => ({
-      number: i + 1,
-      summary: summaryOf(card),
-      editUrl: `${editBase}?card=${encodeURIComponent(card.id)}`,
-      moveAction: `${editBase}/cards/${encodeURIComponent(card.id)}/move`,
-      current: card.id === input.cardId,
-    })),
-    form: {
-      cardId: editing?.id ?? null,
-      heading: editing === null ? 'New card' : `Card ${editing.order + 1}`,
-      submit: editing === null ? 'Add card' : 'Save',
-      action: editing === null ? `${editBase}/cards` : `${editBase}/cards/${encodeURIComponent(editing.id)}`,
-      values,
-      preview,
-    },
-    saved: input.saved ?? null,
-    savedDeck: input.deckConflict === true
-      ? { ...stored, visibility: VISIBILITY_LABELS[deck.visibility] }
-      : null,
-  };
-}
-
-function stringsOf(form: FormFields): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(form)) if (typeof value === 'string') out[key] = value;
-  return out;
-}
-
-/** A card's one-line label in the list: the start of its front (or back), as plain text. */
-function summaryOf(card: CardDto): string {
-  const source = (card.front ?? card.back ?? '').replace(/\s+/g, ' ').trim();
-  return source.length > 60 ? `${source.slice(0, 59)}…` : source || '(image only)';
 }
