@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/chromium.ts';
+import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 const PASTED = '---\nversion: 1\n---\n# Pasted in the browser\n\n## Front\nWhat is 2 + 2?\n\n## Back\n4\n\n---\n\n## Back\nA card with only a back\n';
 
-describe('managing decks in headless Chromium', { skip: chromiumSkipReason() }, () => {
+describe('managing decks in headless Chromium', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
@@ -33,12 +33,12 @@ describe('managing decks in headless Chromium', { skip: chromiumSkipReason() }, 
   /** The page as it is: axe at 1280 and 360 px, no sideways scroll at 360 px, a screenshot of each. */
   async function checkState(page: Page, name: string): Promise<void> {
     assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
-    await screenshot(page, `manage-${name}`);
+    await screenshot(page, `manage-${name}`, 'learning');
     await page.setViewportSize({ width: 360, height: 800 });
     const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map((e) => e.tagName + '.' + e.className + '#' + e.id).slice(0, 5)`);
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px (${JSON.stringify(wide)})`);
     assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
-    await screenshot(page, `manage-${name}-360`);
+    await screenshot(page, `manage-${name}-360`, 'learning');
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
