@@ -231,6 +231,32 @@ describe('owner editor', () => {
     assert.match(all.text, /2 cards match/);
   });
 
+  test('should delete the open card with Delete card, and the later cards move up', async () => {
+    const { deckId, cardIds } = await importDeck(server, owner);
+    const browser = await signedIn(server, owner);
+    const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[1]}`);
+    const action = `/decks/${deckId}/edit/cards/${cardIds[1]}/delete`;
+    assert.equal((await browser.submit(page.text, action, { _csrf: 'forged' })).status, 403);
+    const deleted = await browser.submit(page.text, action);
+    assert.equal(deleted.status, 303, deleted.text);
+    assert.equal(deleted.location, `/decks/${deckId}/edit?saved=deleted`);
+    assert.match((await browser.get(`/decks/${deckId}/edit?saved=deleted`)).text, /Card deleted\./);
+    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    assert.deepEqual(read.body.cards.map((c: any) => [c.id, c.order]), [[cardIds[0], 0], [cardIds[2], 1]]);
+  });
+
+  test('should not delete a card over a change made meanwhile, and say so', async () => {
+    const { deckId, cardIds } = await importDeck(server, owner);
+    const browser = await signedIn(server, owner);
+    const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
+    time.ms += 1000;
+    assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { title: 'Renamed' } })).status, 200);
+    const refused = await browser.submit(page.text, `/decks/${deckId}/edit/cards/${cardIds[0]}/delete`);
+    assert.equal(refused.status, 409);
+    assert.match(refused.text, /This deck was changed meanwhile/);
+    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3);
+  });
+
   test('should send a signed-out visitor of the editor elsewhere, never show the form', async () => {
     const { deckId } = await importDeck(server, owner);
     const res = await signedOut(server).get(`/decks/${deckId}/edit`);

@@ -1,5 +1,5 @@
 // Managing decks in headless Chromium, found by accessible names only: New deck then cards added
-// one after another, a pasted import with its warnings, a CSV file import, an export downloaded,
+// one after another (and one deleted), a pasted import with its warnings, a CSV file import, an export downloaded,
 // and the editor of a 250-card deck (Front within 10 Tab presses, search as you type). Every new
 // page state is checked by axe at 1280 and 360 px, never scrolls sideways at 360 px, and is
 // screenshotted to test-artifacts/learning/manage-*.png.
@@ -78,9 +78,15 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
       assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'card-front', 'the next card is written at once');
     }
     await checkState(page, 'editor-card-added');
+    await page.getByRole('link', { name: 'Card 1: France' }).click();
+    await page.getByRole('heading', { name: 'Card 1' }).waitFor();
+    await checkState(page, 'editor-card');
+    await page.getByRole('button', { name: 'Delete card' }).click();
+    await page.getByRole('status').getByText('Card deleted.').waitFor();
+    assert.deepEqual(await page.getByRole('region', { name: 'Cards (1)' }).getByRole('link').allTextContents(), ['Card 1: Spain']);
     const deckId = /\/decks\/(dck_[\w-]+)\/edit/.exec(page.url())?.[1];
     const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
-    assert.deepEqual(read.body.cards.map((c: any) => [c.front, c.back]), [['France', 'Paris'], ['Spain', 'Madrid']]);
+    assert.deepEqual(read.body.cards.map((c: any) => [c.front, c.back]), [['Spain', 'Madrid']]);
     assert.deepEqual(await pageProblems(page), []);
     assert.deepEqual(seen, []);
   });

@@ -15,6 +15,7 @@ import { listCards } from '../../../modules/decks/decks.repository.ts';
 import {
   addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
 } from '../../../modules/learning/editor.service.ts';
+import { deleteDeckCard } from '../../../modules/cards/cards.service.ts';
 import { MAX_IMAGE_BYTES } from '../../../modules/media/image-probe.ts';
 import { uploadMedia } from '../../../modules/media/media.service.ts';
 import { fieldMessage } from '../field-messages.ts';
@@ -62,7 +63,7 @@ function isUpload(value: unknown): boolean {
   return value !== null && typeof value === 'object' && Buffer.isBuffer((value as { data?: unknown }).data);
 }
 
-const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.', created: 'Deck created. Write its first card below.' };
+const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.', created: 'Deck created. Write its first card below.', deleted: 'Card deleted.' };
 
 type Editor = typeof import('../../../modules/learning/learning.service.ts') & typeof import('./editor.views.ts');
 
@@ -197,6 +198,22 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
     const result = await moveCardTo(ctx, owner, { deckId, cardId, version: form.version ?? '', form: { to: String(Number(form.to) - 1) } });
     if (!result.ok) return refused(request, reply, deckId, result, { cardId });
     return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(cardId)}&saved=moved`);
+  });
+
+  // `Delete card`: with the deck's version as If-Match (a concurrent change is shown, not overwritten).
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/delete', OWNER_FORM, async (request, reply) => {
+    const owner = viewerOf(request);
+    const form = formOf(request.body);
+    const { deckId, cardId } = request.params;
+    await admitCardWrite(owner, deckId);
+    try {
+      await deleteDeckCard(ctx, owner, { deckId, cardId, ifMatch: form.version ?? '' });
+    } catch (error) {
+      if (!isAppError(error) || (error.code !== 'VERSION_MISMATCH' && error.code !== 'CARD_NOT_FOUND')) throw error;
+      const currentVersion = error.code === 'VERSION_MISMATCH' ? (error.details as { currentVersion?: string } | undefined)?.currentVersion ?? null : null;
+      return refused(request, reply, deckId, { ok: false, problem: error, currentVersion }, error.code === 'CARD_NOT_FOUND' ? {} : { cardId });
+    }
+    return seeOther(reply, `${deckPath(deckId)}/edit?saved=deleted`);
   });
 
   // The live preview: the card form rendered by the one renderer, as an HTML fragment; nothing is saved.

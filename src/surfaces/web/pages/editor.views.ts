@@ -148,6 +148,7 @@ export function editorView(input: EditorInput) {
       submit: editing === null ? 'Add card' : 'Save',
       action: editing === null ? `${editBase}/cards` : `${editBase}/cards/${encodeURIComponent(editing.id)}`,
       moveAction: editing === null ? null : `${editBase}/cards/${encodeURIComponent(editing.id)}/move`,
+      deleteAction: editing === null ? null : `${editBase}/cards/${encodeURIComponent(editing.id)}/delete`,
       // After an add, the next card is written at once.
       autofocus: added !== null,
       values,
