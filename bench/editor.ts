@@ -15,7 +15,7 @@ import path from 'node:path';
 import { chromium, type Request } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { startSession } from '../src/modules/sessions/sessions.service.ts';
+import { startSignInSession } from '../src/modules/sessions/sessions.service.ts';
 import { benchDeck } from './deck-fixture.ts';
 import { startFlashdeck } from './servers.ts';
 
@@ -45,7 +45,7 @@ try {
   const { token } = await app.admin.createToken({ email, name: 'bench', scopes: ['decks:read', 'decks:write'] });
   const imported = await app.inject({ method: 'POST', url: '/api/v1/decks/import', headers: { authorization: `Bearer ${token}` }, payload: benchDeck() });
   const { deckId } = imported.json<{ deckId: string }>();
-  const { id: sessionId } = await startSession(app.services, { userId: user.id }, {});
+  const { id: sessionId } = await startSignInSession(app.services, { userId: user.id }, {});
   const editorPath = `/decks/${deckId}/edit`;
 
   const times: number[] = [];

@@ -6,6 +6,7 @@
 // 429 page with Retry-After when spent). docs/web.md, "Managing decks".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
+import { NO_READS } from '../../../policy/policy.ts';
 import { deckFileKind, exportDeckFile, importDeckFile, type ExportFormat } from '../../../modules/deck-files/deck-files.service.ts';
 import { importDeck } from '../../../modules/deck-import/deck-import.service.ts';
 import { findDeck } from '../../../modules/decks/decks.repository.ts';
@@ -74,7 +75,7 @@ function queryValues(query: unknown, name: string): string[] {
 
 export function managePages(scope: FastifyInstance, { ctx, policy, config }: WebDeps): void {
   /** Every write from these pages counts in the person's web bucket, as the editor's card writes do. */
-  const admit = (owner: Actor) => policy.admit(policy.cardWriteBucket(owner), null, []);
+  const admit = (owner: Actor) => policy.admit(policy.cardWriteBucket(owner), null, NO_READS);
 
   scope.get('/decks/new', SIGNED_IN, async (request, reply) => renderPage(request, reply, 'decks/new', { title: 'New deck', values: { title: '' }, problem: null }));
 
