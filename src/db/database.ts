@@ -13,6 +13,7 @@ import * as m0002 from './migrations/0002-reviews.ts';
 import * as m0003 from './migrations/0003-accounts.ts';
 import * as m0004 from './migrations/0004-oauth.ts';
 import * as m0006 from './migrations/0006-media.ts';
+import * as m0007 from './migrations/0007-deck-trash-and-search.ts';
 import * as m0008 from './migrations/0008-review-extensions.ts';
 import * as m0009 from './migrations/0009-activity-error-code.ts';
 
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-accounts': m0003,
   '0004-oauth': m0004,
   '0006-media': m0006,
+  '0007-deck-trash-and-search': m0007,
   '0008-review-extensions': m0008,
   '0009-activity-error-code': m0009,
 };

@@ -36,6 +36,8 @@ export interface DecksTable {
   card_count: number;
   created_at: string;
   updated_at: string;
+  /** Set while the deck is in its owner's trash (purged 30 days later); null otherwise. */
+  deleted_at: string | null;
 }
 
 export interface CardsTable {
@@ -163,6 +165,19 @@ export interface MediaOwnersTable {
   unreferenced_since: string | null;
 }
 
+/** The full-text index's documents (modules/search): a deck's own, and one per card. */
+export interface SearchDocumentsTable {
+  deck_id: string;
+  /** The card's id, or the deck's id for the deck's own document. */
+  doc_id: string;
+}
+
+/** A deck's tags in lower case (GET /decks?tag=). */
+export interface DeckTagsTable {
+  deck_id: string;
+  tag_key: string;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -178,4 +193,6 @@ export interface Database {
   web_sessions: WebSessionsTable;
   media_blobs: MediaBlobsTable;
   media_owners: MediaOwnersTable;
+  search_documents: SearchDocumentsTable;
+  deck_tags: DeckTagsTable;
 }

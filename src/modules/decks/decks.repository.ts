@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertRows } from '../../db/dialect-info.ts';
 import type { Visibility } from './decks.schemas.ts';
+import { indexCards, indexDeckDocument, indexNewCards, reindexDeckDocument, unindexCardsOfDeck } from '../search/search-index.repository.ts';
 
 export interface DeckRecord {
   id: string;
@@ -51,15 +52,36 @@ function toDeck(row: DeckRow): DeckRecord {
   };
 }
 
-const selectDeck = preparedQuery((db: Db, deckId: string) => db.selectFrom('decks').select(DECK_COLUMNS).where('id', '=', deckId), ['']);
+const selectDeck = preparedQuery((db: Db, deckId: string) => db.selectFrom('decks').select(DECK_COLUMNS).where('id', '=', deckId).where('deleted_at', 'is', null), ['']);
 
+/** The deck, unless it is missing or in the trash (a deck in the trash is missing everywhere). */
 export async function findDeck(db: Db, deckId: string): Promise<DeckRecord | null> {
   const row = (await selectDeck(db, deckId)).at(0);
   return row ? toDeck(row) : null;
 }
 
-export async function listDecksOfUser(db: Db, userId: string, limit: number, after: { updatedAt: string; id: string } | null): Promise<DeckRecord[]> {
-  let query = db.selectFrom('decks').select(DECK_COLUMNS).where('user_id', '=', userId);
+/** A deck as the trash sees it: `deletedAt` set while it is in the trash. */
+export type DeckInAnyState = DeckRecord & { deletedAt: string | null };
+
+/** The deck whether or not it is in the trash (the trash's own operations). */
+export async function findDeckInAnyState(db: Db, deckId: string): Promise<DeckInAnyState | null> {
+  const row = await db.selectFrom('decks').select([...DECK_COLUMNS, 'deleted_at']).where('id', '=', deckId).executeTakeFirst();
+  return row ? { ...toDeck(row), deletedAt: row.deleted_at } : null;
+}
+
+/** Decks by id, not in the trash, in the order of `ids`. */
+export async function findDecks(db: Db, ids: readonly string[]): Promise<DeckRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('decks').select(DECK_COLUMNS).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+  const byId = new Map(rows.map((r) => [r.id, toDeck(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+export async function listDecksOfUser(
+  db: Db, userId: string, limit: number, after: { updatedAt: string; id: string } | null, tagKey?: string,
+): Promise<DeckRecord[]> {
+  let query = db.selectFrom('decks').select(DECK_COLUMNS).where('user_id', '=', userId).where('deleted_at', 'is', null);
+  if (tagKey !== undefined) query = query.where('id', 'in', (eb) => eb.selectFrom('deck_tags').select('deck_id').where('tag_key', '=', tagKey));
   if (after) {
     query = query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '<', eb.tuple(after.updatedAt, after.id)));
   }
@@ -69,12 +91,14 @@ export async function listDecksOfUser(db: Db, userId: string, limit: number, aft
 
 /** Id, title and card count of every deck of the user, as GET /decks orders them (the due counts). */
 export async function listDeckHeadsOfUser(db: Db, userId: string): Promise<{ id: string; title: string; cardCount: number }[]> {
-  const rows = await db.selectFrom('decks').select(['id', 'title', 'card_count']).where('user_id', '=', userId)
+  const rows = await db.selectFrom('decks').select(['id', 'title', 'card_count']).where('user_id', '=', userId).where('deleted_at', 'is', null)
     .orderBy('updated_at', 'desc').orderBy('id', 'desc').execute();
   return rows.map((r) => ({ id: r.id, title: r.title, cardCount: Number(r.card_count) }));
 }
 
-const countDecks = preparedQuery((db: Db, userId: string) => db.selectFrom('decks').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId), ['']);
+// Decks in the trash do not count: deleting a deck frees its place at once.
+const countDecks = preparedQuery((db: Db, userId: string) => db.selectFrom('decks').select((eb) => eb.fn.countAll().as('n'))
+  .where('user_id', '=', userId).where('deleted_at', 'is', null), ['']);
 
 export async function countDecksOfUser(db: Db, userId: string): Promise<number> {
   const row = (await countDecks(db, userId)).at(0);
@@ -94,6 +118,7 @@ export async function insertDeck(db: Db, deck: DeckRecord): Promise<void> {
     db, deck.id, deck.userId, deck.title, deck.description, deck.lang, deck.visibility, JSON.stringify(deck.tags), deck.thumbnail,
     deck.cardCount, deck.createdAt, deck.updatedAt,
   );
+  await indexDeckDocument(db, deck);
 }
 
 /**
@@ -113,7 +138,9 @@ export async function updateDeckIfUnchanged(
   if (changes.thumbnail !== undefined) set.thumbnail = changes.thumbnail;
   if (changes.cardCount !== undefined) set.card_count = changes.cardCount;
   const result = await db.updateTable('decks').set(set).where('id', '=', deckId).where('updated_at', '=', expectedUpdatedAt).executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const updated = result.numUpdatedRows > 0n;
+  if (updated && (changes.title !== undefined || changes.description !== undefined || changes.tags !== undefined)) await reindexDeckDocument(db, deckId);
+  return updated;
 }
 
 export async function listCards(db: Db, deckId: string): Promise<StoredCard[]> {
@@ -130,14 +157,17 @@ export async function insertCards(db: Db, deckId: string, cards: StoredCard[], h
   await insertRows(db, 'cards', cards.map((c) => ({
     id: c.id, deck_id: deckId, position: c.position, data: c.data, content_hash: hash(c.data),
   })));
+  await indexNewCards(db, deckId, cards);
 }
 
 export async function deleteCardsOfDeck(db: Db, deckId: string): Promise<void> {
   await db.deleteFrom('cards').where('deck_id', '=', deckId).execute();
+  await unindexCardsOfDeck(db, deckId);
 }
 
 export async function updateCardData(db: Db, cardId: string, data: string, hash: string): Promise<void> {
-  await db.updateTable('cards').set({ data, content_hash: hash }).where('id', '=', cardId).execute();
+  const row = await db.updateTable('cards').set({ data, content_hash: hash }).where('id', '=', cardId).returning('deck_id').executeTakeFirst();
+  if (row !== undefined) await indexCards(db, row.deck_id, [{ id: cardId, data }]);
 }
 
 /** Gives cards new positions (a reorder); the caller keeps the positions of a deck contiguous. */

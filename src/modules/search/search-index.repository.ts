@@ -1,0 +1,139 @@
+// THE place that keeps the full-text index (and the deck_tags table) in step with decks and cards.
+// Every write of a deck's title, description or tags, or of a card's text, calls one of these in
+// the same transaction: the deck and card repositories do (insertDeck, updateDeckIfUnchanged,
+// insertCards, updateCardData, deleteCardsOfDeck), as do the trash (delete, restore, purge). A new
+// write of card text or a card removal must call indexCards / unindexCards here.
+//
+// One document per deck (title, description, tags) and per card (front, back, extras.info), text
+// folded by search-text.ts. SQLite: search_documents maps each document to a rowid of the
+// contentless FTS5 table search_fts(owner, body); PostgreSQL: search_documents holds the tsvector
+// (`simple` configuration, GIN index). Each statement handles a whole batch (a JSON parameter).
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { isPostgres } from '../../db/dialect-info.ts';
+import { cardDocumentText, deckDocumentText } from './search-text.ts';
+
+export interface IndexedCard {
+  readonly id: string;
+  /** The card's stored content (JSON text). */
+  readonly data: string;
+}
+
+interface Document { id: string; body: string }
+
+interface IndexDialect {
+  /** Adds documents of one deck (none of them indexed yet). */
+  add(db: Db, deckId: string, docs: readonly Document[]): Promise<void>;
+  /** Removes the named documents of one deck. */
+  remove(db: Db, deckId: string, docIds: readonly string[]): Promise<void>;
+  /** Removes every card document of one deck. */
+  removeCardsOf(db: Db, deckId: string): Promise<void>;
+  /** Removes every document of one deck. */
+  removeDeck(db: Db, deckId: string): Promise<void>;
+}
+
+const sqliteIndex: IndexDialect = {
+  async add(db, deckId, docs) {
+    const json = JSON.stringify(docs);
+    await sql`insert into search_documents (deck_id, doc_id) select ${deckId}, j.value ->> 'id' from json_each(${json}) j`.execute(db);
+    await sql`insert into search_fts (rowid, owner, body)
+      select s.rowid, (select 'u' || lower(hex(user_id)) from decks where id = ${deckId}), j.value ->> 'body'
+      from json_each(${json}) j join search_documents s on s.deck_id = ${deckId} and s.doc_id = j.value ->> 'id'`.execute(db);
+  },
+  async remove(db, deckId, docIds) {
+    const json = JSON.stringify(docIds);
+    await sql`delete from search_fts where rowid in
+      (select s.rowid from json_each(${json}) j join search_documents s on s.deck_id = ${deckId} and s.doc_id = j.value)`.execute(db);
+    await sql`delete from search_documents where deck_id = ${deckId} and doc_id in (select value from json_each(${json}))`.execute(db);
+  },
+  async removeCardsOf(db, deckId) {
+    await sql`delete from search_fts where rowid in (select rowid from search_documents where deck_id = ${deckId} and doc_id <> ${deckId})`.execute(db);
+    await sql`delete from search_documents where deck_id = ${deckId} and doc_id <> ${deckId}`.execute(db);
+  },
+  async removeDeck(db, deckId) {
+    await sql`delete from search_fts where rowid in (select rowid from search_documents where deck_id = ${deckId})`.execute(db);
+    await sql`delete from search_documents where deck_id = ${deckId}`.execute(db);
+  },
+};
+
+const postgresIndex: IndexDialect = {
+  async add(db, deckId, docs) {
+    await sql`insert into search_documents (deck_id, doc_id, user_id, tsv)
+      select ${deckId}, x.id, (select user_id from decks where id = ${deckId}), to_tsvector('simple', x.body)
+      from jsonb_to_recordset(cast(${JSON.stringify(docs)} as jsonb)) as x(id text, body text)`.execute(db);
+  },
+  async remove(db, deckId, docIds) {
+    await sql`delete from search_documents where deck_id = ${deckId} and doc_id = any(${docIds})`.execute(db);
+  },
+  async removeCardsOf(db, deckId) {
+    await sql`delete from search_documents where deck_id = ${deckId} and doc_id <> ${deckId}`.execute(db);
+  },
+  async removeDeck(db, deckId) {
+    await sql`delete from search_documents where deck_id = ${deckId}`.execute(db);
+  },
+};
+
+function dialect(db: Db): IndexDialect {
+  return isPostgres(db) ? postgresIndex : sqliteIndex;
+}
+
+/** Indexes new cards of a deck (an import, an append, a copy). */
+export async function indexNewCards(db: Db, deckId: string, cards: readonly IndexedCard[]): Promise<void> {
+  if (cards.length === 0) return;
+  await dialect(db).add(db, deckId, cards.map((c) => ({ id: c.id, body: cardDocumentText(c.data) })));
+}
+
+/** Indexes cards whose text changed (a card update, a bulk patch). */
+export async function indexCards(db: Db, deckId: string, cards: readonly IndexedCard[]): Promise<void> {
+  if (cards.length === 0) return;
+  await dialect(db).remove(db, deckId, cards.map((c) => c.id));
+  await indexNewCards(db, deckId, cards);
+}
+
+/** Removes cards from the index (a card deleted or moved to another deck). */
+export async function unindexCards(db: Db, deckId: string, cardIds: readonly string[]): Promise<void> {
+  if (cardIds.length > 0) await dialect(db).remove(db, deckId, cardIds);
+}
+
+/** Removes every card of a deck from the index, keeping the deck's own document (an update import). */
+export async function unindexCardsOfDeck(db: Db, deckId: string): Promise<void> {
+  await dialect(db).removeCardsOf(db, deckId);
+}
+
+export interface IndexedDeck {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string | null;
+  readonly tags: readonly string[];
+}
+
+/** (Re)indexes a deck's own document and tags from its row: after its title, description or tags change. */
+export async function reindexDeckDocument(db: Db, deckId: string): Promise<void> {
+  const row = await db.selectFrom('decks').select(['title', 'description', 'tags']).where('id', '=', deckId).executeTakeFirst();
+  if (row !== undefined) await indexDeckDocument(db, { id: deckId, title: row.title, description: row.description, tags: JSON.parse(row.tags) as string[] });
+}
+
+/** (Re)indexes a deck's own document and its tags. */
+export async function indexDeckDocument(db: Db, deck: IndexedDeck): Promise<void> {
+  const { id: deckId, tags } = deck;
+  const index = dialect(db);
+  await index.remove(db, deckId, [deckId]);
+  await index.add(db, deckId, [{ id: deckId, body: deckDocumentText(deck.title, deck.description, tags) }]);
+  await db.deleteFrom('deck_tags').where('deck_id', '=', deckId).execute();
+  const keys = [...new Set(tags.map((t) => t.toLowerCase()))];
+  if (keys.length > 0) await db.insertInto('deck_tags').values(keys.map((key) => ({ deck_id: deckId, tag_key: key }))).execute();
+}
+
+/** Removes a deck and its cards from the index (into the trash, or purged). */
+export async function unindexDeck(db: Db, deckId: string): Promise<void> {
+  await dialect(db).removeDeck(db, deckId);
+  await db.deleteFrom('deck_tags').where('deck_id', '=', deckId).execute();
+}
+
+/** Indexes a whole deck again from its rows (out of the trash). */
+export async function reindexDeck(db: Db, deckId: string): Promise<void> {
+  await unindexDeck(db, deckId);
+  await reindexDeckDocument(db, deckId);
+  const cards = await db.selectFrom('cards').select(['id', 'data']).where('deck_id', '=', deckId).execute();
+  await indexNewCards(db, deckId, cards);
+}

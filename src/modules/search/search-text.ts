@@ -1,0 +1,58 @@
+// What the full-text index holds and how a query is read, the same on both stores: text is folded
+// here (compatibility decomposition, marks removed, lower case) and cut into words of letters and
+// digits, and both engines see only those words separated by spaces. SQLite's FTS5 (unicode61)
+// and PostgreSQL's `simple` configuration then agree on every word, and nothing in a query is ever
+// syntax: quotes, `NEAR(`, `AND`, `*`, `:` or `&` are separators or plain words.
+
+/** The longest text indexed per document (a card's sides are at most 4000 characters each). */
+const MAX_INDEXED_CHARS = 20_000;
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const MARKS = /\p{M}+/gu;
+const TAGS = /<[^>]{0,2000}>/g;
+
+/** The words of a text, folded, in order (repeats kept). */
+export function searchWords(text: string): string[] {
+  return text.slice(0, MAX_INDEXED_CHARS).normalize('NFKD').replace(MARKS, '').toLowerCase().match(WORD) ?? [];
+}
+
+/** A document's indexed text: its words separated by spaces. */
+export function indexedText(parts: readonly (string | null | undefined)[]): string {
+  const words: string[] = [];
+  for (const part of parts) if (part) words.push(...searchWords(part));
+  return words.join(' ');
+}
+
+/** A deck's own document: title, description and tags. */
+export function deckDocumentText(title: string, description: string | null, tags: readonly string[]): string {
+  return indexedText([title, description, ...tags]);
+}
+
+interface StoredContent {
+  front?: string | null;
+  back?: string | null;
+  extras?: { info?: string | null; frontType?: string; backType?: string };
+}
+
+/** A card's document: front, back and extras.info (HTML sides without their tags). */
+export function cardDocumentText(data: string): string {
+  const card = JSON.parse(data) as StoredContent;
+  const side = (value: string | null | undefined, type: string | undefined) => (value && type === 'html' ? value.replace(TAGS, ' ') : value);
+  return indexedText([side(card.front, card.extras?.frontType), side(card.back, card.extras?.backType), card.extras?.info]);
+}
+
+/**
+ * The words a query asks for (at most 64; a query of no word matches nothing). Every word must be
+ * in one document (a deck's own text, or one card's) for it to match.
+ */
+export function queryWords(q: string): string[] {
+  return [...new Set(searchWords(q))].slice(0, 64);
+}
+
+/**
+ * The token that stands for a user in the SQLite index's `owner` column: letters and digits only
+ * (hex), so the tokenizer keeps it whole and ids differing only in case stay apart.
+ */
+export function ownerToken(userId: string): string {
+  return `u${Buffer.from(userId, 'utf8').toString('hex')}`;
+}
