@@ -15,6 +15,7 @@ import { purgeExpiredOauth } from './modules/oauth/oauth.service.ts';
 import { oauthVerifier } from './modules/oauth/oauth-verifier.ts';
 import { purgeUnreferencedMedia } from './modules/media/media.service.ts';
 import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
+import { purgeTrash } from './modules/decks/deck-trash.service.ts';
 import { systemPlugin } from './surfaces/system/system.surface.ts';
 import { patVerifier } from './modules/tokens/pat-verifier.ts';
 import { createToken, type CreateTokenInput, type TokenSummary } from './modules/tokens/tokens.service.ts';
@@ -158,6 +159,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
     void purgeExpiredKeys(services).catch(() => {});
     void purgeExpiredOauth(services).catch(() => {});
     void purgeIdleSessions(services).catch(() => {});
+    void purgeTrash(services).catch((error: unknown) => app.log.error({ err: error }, 'trash purge failed'));
     void purgeUnreferencedMedia(services).catch((error: unknown) => app.log.error({ err: error }, 'media purge failed'));
   }, 3_600_000);
   purgeTimer.unref();
