@@ -52,6 +52,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Contentless: the text lives in decks and cards only. `owner` holds one token per user, so a
     // user's search intersects posting lists instead of filtering every user's matches.
     await sql`create virtual table search_fts using fts5(owner, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`.execute(db);
+    // Relevance (the `rank` column, usable in aggregates where bm25() is not) from the body only.
+    await sql`insert into search_fts (search_fts, rank) values ('rank', 'bm25(0.0, 1.0)')`.execute(db);
   }
   await buildIndex(db);
 }

@@ -1,16 +1,19 @@
 import type { ServiceContext } from '../../context.ts';
 import type { Actor } from '../identity/principal.ts';
 import { renderDeckBody } from './deck-body.ts';
-import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { normaliseTags, sameDeckFields } from './deck-fields.ts';
 import { assertOwner, requireOwnedDeck, writeDeckAndRender } from './deck-write.ts';
+import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { deckDetail, deckSummary } from './decks.mappers.ts';
+import { searchDecks, type ListDecksInput } from '../search/search.service.ts';
 import { countDecksOfUser, listCards, listDecksOfUser, type DeckFields } from './decks.repository.ts';
 import type { Capacity, DeckDetail, DeckList, DeckPatch } from './decks.schemas.ts';
 
-export async function listDecks(ctx: ServiceContext, actor: Actor, input: { limit: number; token?: string | undefined }): Promise<DeckList> {
+/** GET /decks: every deck (updatedAt descending) or those with a tag; with `q`, those matching it by relevance. */
+export async function listDecks(ctx: ServiceContext, actor: Actor, input: ListDecksInput): Promise<DeckList> {
+  if (input.q !== undefined) return searchDecks(ctx, actor, { ...input, q: input.q });
   const after = input.token === undefined ? null : decodeDeckCursor(ctx.secrets.cursorKey, input.token);
-  const rows = await listDecksOfUser(ctx.db, actor.userId, input.limit + 1, after);
+  const rows = await listDecksOfUser(ctx.db, actor.userId, input.limit + 1, after, input.tag?.trim().toLowerCase());
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   return {

@@ -11,6 +11,7 @@ import { ankiRoutes } from './routes/anki.ts';
 import { cardsRoutes } from './routes/cards.ts';
 import { deckImportRoutes } from './routes/deck-import.ts';
 import { deckTrashRoutes } from './routes/deck-trash.ts';
+import { searchRoutes } from './routes/search.ts';
 import { decksRoutes } from './routes/decks.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { OAUTH_SCOPES, type Scope } from '../../modules/identity/scopes.ts';
@@ -31,7 +32,7 @@ import { routePolicy } from './route-policy.ts';
 export const API_PREFIX = '/api/v1';
 export const API_PLUGIN = 'flashdeck-api';
 
-const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, deckTrashRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes, ankiRoutes];
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, deckTrashRoutes, searchRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes, ankiRoutes];
 
 /** The API as an OAuth protected resource (RFC 9728): its metadata document and where it is served. */
 export interface ApiResource {

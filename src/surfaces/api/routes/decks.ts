@@ -8,6 +8,7 @@ import { exportDeckMarkdown } from '../../../modules/deck-import/deck-markdown.t
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from '../../../modules/decks/decks.schemas.ts';
 import { isPromise } from '../../../promise.ts';
 import { NO_READS } from '../../../policy/policy.ts';
+import { SearchQuery, TagQuery } from '../../../modules/search/search.schemas.ts';
 import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type DeckBody } from '../../../modules/decks/decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });
@@ -37,14 +38,18 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       operationId: 'listDecks',
       tags: ['decks'],
       summary: "List the user's decks",
-      description: 'Ordered by updatedAt descending, then id. `nextToken` is an opaque keyset cursor; a malformed or tampered one gives 400 BAD_REQUEST.',
+      description: 'Ordered by updatedAt descending, then id. `nextToken` is an opaque keyset cursor; a malformed or tampered one gives 400 BAD_REQUEST. With `q` (extension): only decks whose title, description and tags, or one of whose cards, hold every word of `q`, by relevance (full-text index). With `tag` (extension): only decks with that tag (exact, case-insensitive). A token belongs to its query: another query\'s is 400 BAD_REQUEST.',
       querystring: Type.Object({
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
         token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+        q: Type.Optional(SearchQuery),
+        tag: Type.Optional(TagQuery),
       }),
       response: { 200: DeckListSchema, ...errorResponses([...AUTH_ERRORS, 'BAD_REQUEST', 'FORBIDDEN']) },
     },
-  }, async (request) => listDecks(ctx, principalOf(request), { limit: request.query.limit ?? 25, token: request.query.token }));
+  }, async (request) => listDecks(ctx, principalOf(request), {
+    limit: request.query.limit ?? 25, token: request.query.token, q: request.query.q, tag: request.query.tag,
+  }));
 
   app.get('/decks/capacity', {
     config: { auth: { scope: 'decks:read' } },
