@@ -96,6 +96,20 @@ export async function listDeckHeadsOfUser(db: Db, userId: string): Promise<{ id:
   return rows.map((r) => ({ id: r.id, title: r.title, cardCount: Number(r.card_count) }));
 }
 
+export interface PublicDeckFilters { tagKey?: string | undefined; lang?: string | undefined }
+
+/** Every user's public decks not in the trash, newest update first (keyset on updated_at, id). */
+export async function listPublicDeckRecords(
+  db: Db, limit: number, after: { updatedAt: string; id: string } | null, filters: PublicDeckFilters,
+): Promise<DeckRecord[]> {
+  let query = db.selectFrom('decks').select(DECK_COLUMNS).where('visibility', '=', 'public').where('deleted_at', 'is', null);
+  if (filters.lang !== undefined) query = query.where((eb) => eb(eb.fn('lower', ['lang']), '=', filters.lang?.toLowerCase() ?? ''));
+  const { tagKey } = filters;
+  if (tagKey !== undefined) query = query.where('id', 'in', (eb) => eb.selectFrom('deck_tags').select('deck_id').where('tag_key', '=', tagKey));
+  if (after) query = query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '<', eb.tuple(after.updatedAt, after.id)));
+  return (await query.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toDeck);
+}
+
 // Decks in the trash do not count: deleting a deck frees its place at once.
 const countDecks = preparedQuery((db: Db, userId: string) => db.selectFrom('decks').select((eb) => eb.fn.countAll().as('n'))
   .where('user_id', '=', userId).where('deleted_at', 'is', null), ['']);

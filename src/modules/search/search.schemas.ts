@@ -39,6 +39,7 @@ export const PublicDeckSchema = Type.Object(publicDetailFields, { additionalProp
 export const CopiedDeckSchema = Type.Object({
   ...DeckDetailSchema.properties,
   copiedFrom: Type.String({ description: 'The id of the public deck this is a copy of' }),
+  idempotencyKey: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 
 export type CardHitDto = Static<typeof CardHitSchema>;

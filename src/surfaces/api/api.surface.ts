@@ -12,6 +12,7 @@ import { cardsRoutes } from './routes/cards.ts';
 import { deckImportRoutes } from './routes/deck-import.ts';
 import { deckTrashRoutes } from './routes/deck-trash.ts';
 import { searchRoutes } from './routes/search.ts';
+import { publicDecksRoutes } from './routes/public-decks.ts';
 import { decksRoutes } from './routes/decks.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { OAUTH_SCOPES, type Scope } from '../../modules/identity/scopes.ts';
@@ -32,7 +33,7 @@ import { routePolicy } from './route-policy.ts';
 export const API_PREFIX = '/api/v1';
 export const API_PLUGIN = 'flashdeck-api';
 
-const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, deckTrashRoutes, searchRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes, ankiRoutes];
+const API_MODULES: RouteModule[] = [whoamiRoutes, decksRoutes, deckTrashRoutes, searchRoutes, publicDecksRoutes, cardsRoutes, deckImportRoutes, reviewsRoutes, mediaRoutes, ankiRoutes];
 
 /** The API as an OAuth protected resource (RFC 9728): its metadata document and where it is served. */
 export interface ApiResource {
@@ -71,6 +72,8 @@ export interface ApiRoute {
   readonly url: string;
   readonly schema: Readonly<Record<string, unknown>>;
   readonly scope: Scope | null;
+  /** A second scope the call needs too. */
+  readonly also: Scope | null;
   readonly idempotency: string | null;
 }
 
@@ -122,7 +125,7 @@ export function apiSurface(): ApiSurface {
       if (typeof operationId !== 'string' || auth === undefined || typeof route.method !== 'string') return;
       routes.set(operationId, {
         method: route.method, url: route.url, schema: route.schema as Record<string, unknown>,
-        scope: auth.scope, idempotency: route.config?.idempotency ?? null,
+        scope: auth.scope, also: auth.also ?? null, idempotency: route.config?.idempotency ?? null,
       });
     });
     const deps = { ctx, idempotent: idempotentReply(policy) };

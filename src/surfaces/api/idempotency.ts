@@ -14,11 +14,14 @@ export function bindIdempotentRoutes(api: Api): void {
     const operation = route.config?.idempotency;
     if (!operation) return;
     const url = route.url;
+    // A route that takes no body (copying a public deck) ignores whatever is sent: it is no part of
+    // the request, and is never walked (a deeply nested one would be walked for nothing).
+    const takesBody = route.schema?.body !== undefined || route.config?.accepts !== undefined;
     addRouteHook(route as never, 'preHandler', async (request: FastifyRequest) => {
       const key = soleHeader(request.raw, 'idempotency-key');
       request.idempotentCall = key === undefined
         ? null
-        : { operation, key, requestHash: requestHash(request.method, url, request.params, request.query, hashedBody(request)) };
+        : { operation, key, requestHash: requestHash(request.method, url, request.params, request.query, takesBody ? hashedBody(request) : null) };
     });
   });
 }

@@ -9,6 +9,8 @@ import { PAGE_SECURITY_HEADERS } from '../page-security.ts';
 import { AppendBodySchema, AppendCardsResultSchema, CapacitySchema, CardDtoSchema, CardExtrasInputSchema, CardExtrasSchema, CardInputSchema, CardPatchSchema, DeckDetailSchema, DeckListSchema, DeckMetaInputSchema, DeckPatchSchema, DeckSummarySchema, ImportBodySchema, ImportResultSchema, SideMediaSchema, WarningSchema } from '../../modules/decks/decks.schemas.ts';
 import { AnswerBodySchema, AnswerResultSchema, SessionSchema, SessionStatsSchema, StartSessionBodySchema } from '../../modules/reviews/reviews.schemas.ts';
 import { WhoAmISchema } from '../../modules/tokens/whoami.ts';
+import { TrashedDeckSchema, TrashListSchema } from '../../modules/decks/deck-trash.schemas.ts';
+import { CardHitSchema, CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, PublicDeckSummarySchema, SearchResultsSchema } from '../../modules/search/search.schemas.ts';
 import { ErrorDetailsSchema } from './route-schemas.ts';
 import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
 import { shapeDocument, type NamedSchemas, type OperationFacts } from './openapi-shape.ts';
@@ -22,6 +24,8 @@ const NAMED: NamedSchemas = {
   AppendCardsRequest: AppendBodySchema, AppendCardsResult: AppendCardsResultSchema, Capacity: CapacitySchema, WhoAmI: WhoAmISchema,
   ReviewSession: SessionSchema, ReviewStats: SessionStatsSchema, StartReviewRequest: StartSessionBodySchema,
   AnswerRequest: AnswerBodySchema, AnswerResult: AnswerResultSchema, ErrorDetails: ErrorDetailsSchema,
+  TrashedDeck: TrashedDeckSchema, TrashList: TrashListSchema, CardSearchResult: CardHitSchema, SearchResults: SearchResultsSchema,
+  PublicDeckSummary: PublicDeckSummarySchema, PublicDeckList: PublicDeckListSchema, PublicDeck: PublicDeckSchema, CopiedDeck: CopiedDeckSchema,
 };
 
 const SCOPE_WORDS: Record<(typeof TOKEN_SCOPES)[number], string> = {
@@ -29,11 +33,11 @@ const SCOPE_WORDS: Record<(typeof TOKEN_SCOPES)[number], string> = {
   'decks:write': 'Create and update decks and cards',
   'reviews:read': 'Read review sessions',
   'reviews:write': 'Start review sessions, record answers, complete them',
-  'decks:delete': 'Delete decks (personal access tokens only; no operation uses it yet)',
-  'public-decks:read': 'Read public decks (personal access tokens only; no operation uses it yet)',
+  'decks:delete': 'Delete decks into the trash and restore them (personal access tokens only)',
+  'public-decks:read': "Read and copy other users' public decks (personal access tokens only)",
 };
 
-export const DOCUMENT_VERSION = '1.6.0';
+export const DOCUMENT_VERSION = '1.7.0';
 
 const DESCRIPTION = `Programmatic access to a user's flashcard decks for assistants, agent clients, scripts and plugins.
 
@@ -119,6 +123,7 @@ export async function registerOpenApi(api: Api, publicUrl: string, prefix: strin
         { name: 'account', description: 'The calling principal' },
         { name: 'decks', description: 'Decks and import' },
         { name: 'cards', description: 'Cards of a deck' },
+        { name: 'public decks', description: "Every user's public decks: list, read, copy (extension)" },
         { name: 'reviews', description: 'Review sessions with FSRS scheduling' },
         { name: 'meta', description: 'This document' },
       ],

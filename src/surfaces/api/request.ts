@@ -28,7 +28,12 @@ declare module 'fastify' {
      * the handler needs (a deck's published version): they are read with the admission, in one
      * Redis round trip, and the handler finds their values in `request.reads`.
      */
-    auth?: { scope: Scope | null; reads?: (request: FastifyRequest) => readonly string[] };
+    auth?: {
+      scope: Scope | null;
+      /** A second scope the call needs too (copying a public deck: public-decks:read and decks:write). */
+      also?: Scope;
+      reads?: (request: FastifyRequest) => readonly string[];
+    };
     /** Idempotency-Key support under this operation name. */
     idempotency?: string;
     /** Media types the body may have (default application/json). */

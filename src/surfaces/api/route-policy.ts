@@ -56,6 +56,16 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
     request.reads = admitted.values;
     reply.header('RateLimit-Policy', admitted.rateLimitPolicy);
     reply.header('RateLimit', admitted.rateLimit);
+    // A route's second scope (copying a public deck also needs decks:write).
+    const also = request.routeOptions.config.auth?.also;
+    if (also !== undefined && request.principal != null) {
+      try {
+        policy.requireScope(request.principal, also, resource);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+    }
     done();
   }
 

@@ -58,6 +58,7 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     const admission = policy.admitCall(principal, tool.route.scope, call.resource, request.ip, tool.reads?.(ctx, args) ?? NO_READS);
     const admitted = isPromise(admission) ? await admission : admission;
     call.rateLimit = { policy: admitted.rateLimitPolicy, state: admitted.rateLimit };
+    if (tool.route.also !== null) policy.requireScope(principal, tool.route.also, call.resource);
     const parsed = tool.schemas.parse(args);
     const outcome = await tool.run({ ctx, policy, principal, values: admitted.values }, parsed, tool.route);
     status = outcome.status;

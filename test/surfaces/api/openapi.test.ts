@@ -63,6 +63,16 @@ const EXPECTED: Record<string, { success: number[]; errors: Record<number, strin
       409: ['IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE'],
     },
   },
+  'DELETE /decks/{deckId}': { success: [204], errors: { ...AUTH, ...PATH_DECK, 412: ['VERSION_MISMATCH'] } },
+  'GET /decks/trash': { success: [200], errors: { ...AUTH, 403: ['FORBIDDEN'] } },
+  'POST /decks/{deckId}/restore': { success: [200], errors: { ...AUTH, ...PATH_DECK, 403: ['FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_LIMIT_REACHED'] } },
+  'GET /search': { success: [200], errors: { ...AUTH, 403: ['FORBIDDEN'] } },
+  'GET /public/decks': { success: [200], errors: { ...AUTH, 403: ['FORBIDDEN'] } },
+  'GET /public/decks/{deckId}': { success: [200], errors: { ...AUTH, 400: ['BAD_REQUEST'], 403: ['FORBIDDEN'], 404: ['DECK_NOT_FOUND'], 414: ['URI_TOO_LONG'] } },
+  'POST /public/decks/{deckId}/copy': {
+    success: [201],
+    errors: { ...AUTH, 400: ['BAD_REQUEST'], 403: ['FORBIDDEN', 'DECK_LIMIT_REACHED'], 404: ['DECK_NOT_FOUND'], 409: ['IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE'], 414: ['URI_TOO_LONG'] },
+  },
 };
 
 function codesOf(operation: Operation, status: string): string[] {
@@ -110,16 +120,16 @@ describe('the OpenAPI document', () => {
     assert.equal(res.status, 200);
   });
 
-  test('should be OpenAPI 3.1.0, document version 1.6.0, served from PUBLIC_URL/api/v1', () => {
+  test('should be OpenAPI 3.1.0, document version 1.7.0, served from PUBLIC_URL/api/v1', () => {
     assert.equal(doc.openapi, '3.1.0');
-    assert.equal(doc.info.version, '1.6.0');
+    assert.equal(doc.info.version, '1.7.0');
     assert.equal(doc.servers[0]?.url, `${PUBLIC_URL}/api/v1`);
   });
 
   test('should describe every route of the interface', () => {
     const ids = operations.map(([name]) => name);
     for (const name of [...Object.keys(EXPECTED), 'GET /openapi.json']) assert.ok(ids.includes(name), `${name} in ${ids}`);
-
+    assert.ok(ids.filter((id) => id.startsWith('DELETE')).every((id) => id.startsWith('DELETE /decks/{deckId}')), 'deletes only decks and their parts');
   });
 
   test('should list 401 and 429 with their codes on every token-authenticated operation', () => {
