@@ -37,6 +37,39 @@ export const TOOL_OPERATIONS: Record<string, [string, string]> = {
   list_due: ['get', '/reviews/due'],
   get_schedule: ['get', '/decks/{deckId}/schedule'],
   list_reviews: ['get', '/reviews'],
+  delete_deck: ['delete', '/decks/{deckId}'],
+  restore_deck: ['post', '/decks/{deckId}/restore'],
+  list_trash: ['get', '/decks/trash'],
+  export_deck_markdown: ['get', '/decks/{deckId}/markdown'],
+  list_public_decks: ['get', '/public/decks'],
+  get_public_deck: ['get', '/public/decks/{deckId}'],
+  copy_public_deck: ['post', '/public/decks/{deckId}/copy'],
+  // The connectors' shape (DECISIONS "MCP"): own arguments and results; errors as the operation's.
+  search: ['get', '/search'],
+  fetch: ['get', '/decks/{deckId}'],
+};
+
+/** The deck lifecycle, public deck and connector tools (test/surfaces/mcp/mcp-deck-tools.test.ts checks them). */
+export const DECK_TOOLS = [
+  'delete_deck', 'restore_deck', 'list_trash', 'export_deck_markdown', 'list_public_decks', 'get_public_deck', 'copy_public_deck', 'search', 'fetch',
+];
+
+/**
+ * Tools whose success is a shape of their own (the operation answers 204 or a markdown document,
+ * or the connectors' search and fetch): the shape each must have, checked in place of the
+ * operation's success responses.
+ */
+export const OWN_RESULTS: Record<string, object> = {
+  delete_deck: { type: 'object', required: ['deckId', 'deleted'], properties: { deckId: { type: 'string' }, deleted: { const: true } }, additionalProperties: false },
+  export_deck_markdown: { type: 'object', required: ['deckId', 'version', 'markdown'], properties: { deckId: { type: 'string' }, version: { type: ['string', 'null'] }, markdown: { type: 'string' } }, additionalProperties: false },
+  search: {
+    type: 'object', required: ['results'], additionalProperties: false,
+    properties: { results: { type: 'array', items: { type: 'object', required: ['id', 'title', 'url'], additionalProperties: false, properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string', format: 'uri' } } } } },
+  },
+  fetch: {
+    type: 'object', required: ['id', 'title', 'text', 'url', 'metadata'], additionalProperties: false,
+    properties: { id: { type: 'string' }, title: { type: 'string' }, text: { type: 'string' }, url: { type: 'string', format: 'uri' }, metadata: { type: 'object' } },
+  },
 };
 
 /** What a tool result has, as both clients return it. */
@@ -87,7 +120,8 @@ export class ToolResultChecker {
     if (validate === undefined) {
       const operation = this.#document.paths[path]?.[method];
       if (operation === undefined) throw new Error(`the OpenAPI document has no ${method} ${path}`);
-      const schemas = Object.entries(operation.responses)
+      const own = result.isError === true ? undefined : OWN_RESULTS[tool];
+      const schemas = own !== undefined ? [own] : Object.entries(operation.responses)
         .filter(([status]) => (Number(status) >= 400) === (result.isError === true))
         .map(([, response]) => response.content?.['application/json']?.schema)
         .filter((schema) => schema !== undefined);

@@ -100,3 +100,11 @@ export async function searchDeckIds(
 export async function searchCardHits(db: Db, userId: string, words: readonly string[], limit: number, offset: number): Promise<CardHit[]> {
   return words.length === 0 ? [] : dialect(db).cardHits(db, userId, words, limit, offset);
 }
+
+/** One of the user's cards by id alone, with its deck (not in the trash); null when there is none. */
+export async function findOwnCard(db: Db, userId: string, cardId: string): Promise<CardHit | null> {
+  const row = await db.selectFrom('cards').innerJoin('decks', 'decks.id', 'cards.deck_id')
+    .select(['cards.deck_id', 'decks.title', 'cards.id', 'cards.position', 'cards.data'])
+    .where('cards.id', '=', cardId).where('decks.user_id', '=', userId).where('decks.deleted_at', 'is', null).executeTakeFirst();
+  return row ? { deckId: row.deck_id, deckTitle: row.title, cardId: row.id, position: Number(row.position), data: row.data } : null;
+}

@@ -160,6 +160,8 @@ function argumentSchemaOf(schema: unknown): unknown {
   return description === undefined ? inner : { ...inner, description };
 }
 
+
+
 /**
  * What a successful call returns (DECISIONS: `outputSchema` describes the success body only; an
  * error is a text result carrying the API's envelope): the route's 2xx response, or `anyOf` its
@@ -197,7 +199,9 @@ function argumentError(errors: Parameters<typeof queryValidationError>[0]): AppE
  * The schemas of a tool standing for `route`. `requiredArgs` are arguments the tool requires though
  * the API does not (append_cards' idempotencyKey); `markdown` adds the import's markdown argument.
  */
-export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly string[]; markdown?: string; csv?: string } = {}): ToolSchemas {
+export function toolSchemas(
+  route: ApiRoute, options: { requiredArgs?: readonly string[]; markdown?: string; csv?: string; output?: JsonSchema } = {},
+): ToolSchemas {
   const params = route.schema.params;
   const query = route.schema.querystring;
   const headers = route.schema.headers;
@@ -237,7 +241,8 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
   }) as JsonSchema & { type: 'object' };
 
   const responses = responseSchemas(route);
-  const outputSchema = successSchema(responses);
+  // A route whose success is no JSON object (204, a markdown document) gives the tool's own.
+  const outputSchema = options.output === undefined ? successSchema(responses) : { type: 'object' as const, ...outputSchemaOf(options.output) };
 
   return {
     inputSchema,
@@ -276,6 +281,24 @@ export function toolSchemas(route: ApiRoute, options: { requiredArgs?: readonly 
       const validateBody = validator(bodyAjv, body);
       if (!validateBody(rest)) throw bodyValidationError(validateBody.errors ?? []);
       return { ...parsed, body: rest };
+    },
+  };
+}
+
+/**
+ * The schemas of a tool whose arguments are its own, not an API route's (`search {query}` and
+ * `fetch {id}`, the shape ChatGPT's connectors require): `route` gives the scope and error codes.
+ */
+export function ownToolSchemas(route: ApiRoute, input: JsonSchema & { type: 'object' }, output: JsonSchema): ToolSchemas {
+  return {
+    inputSchema: publicSchema(input) as JsonSchema & { type: 'object' },
+    outputSchema: { type: 'object', ...outputSchemaOf(output) },
+    responses: responseSchemas(route),
+    parse(args) {
+      const validate = validator(queryAjv, input);
+      const copy = { ...args };
+      if (!validate(copy)) throw argumentError(validate.errors ?? []);
+      return { params: {}, query: copy, ifMatch: undefined, idempotencyKey: undefined, body: undefined };
     },
   };
 }

@@ -1,4 +1,4 @@
-// The tools of DECISIONS "MCP": one per API operation, each calling the service its API
+// The tools of DECISIONS "MCP" (deck lifecycle, public decks, search and fetch in deck-tools.ts): one per API operation, each calling the service its API
 // route calls (no rule is written here), with the route's schemas (tool-schemas.ts) and a
 // description written for a model. A tool's result is its route's response body.
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
@@ -18,7 +18,8 @@ import type { Policy } from '../../policy/policy.ts';
 import type { ApiRoute } from '../api/api.surface.ts';
 import { errorsParagraph } from './advice.ts';
 import * as text from './descriptions.ts';
-import { toolSchemas, type ToolArguments, type ToolSchemas } from './tool-schemas.ts';
+import { ownToolSchemas, toolSchemas, type ToolArguments, type ToolSchemas } from './tool-schemas.ts';
+import { DECK_TOOL_SPECS } from './deck-tools.ts';
 
 /** What a tool's run produced: the route's status and body (a deck read as its rendered bytes). */
 export interface ToolOutcome {
@@ -37,7 +38,7 @@ export interface ToolEnv {
   readonly values: readonly (string | null)[];
 }
 
-interface ToolSpec {
+export interface ToolSpec {
   readonly name: string;
   readonly operationId: string;
   readonly title: string;
@@ -47,6 +48,10 @@ interface ToolSpec {
   readonly markdown?: string;
   /** import_deck's csv argument (its description). */
   readonly csv?: string;
+  /** The success body's schema, for a route whose success is no JSON object (204, markdown). */
+  readonly output?: Record<string, unknown>;
+  /** Arguments and result of the tool's own (search, fetch): the route gives scope and error codes. */
+  readonly own?: { readonly input: Record<string, unknown> & { type: 'object' }; readonly output: Record<string, unknown> };
   /** Shared keys read with the admission (a deck's published version). */
   readonly reads?: (ctx: ServiceContext, args: Record<string, unknown>) => readonly string[];
   readonly run: (env: ToolEnv, args: ToolArguments, route: ApiRoute) => Promise<ToolOutcome>;
@@ -62,7 +67,7 @@ const ok = (body: object | Buffer, status = 200): ToolOutcome => ({ status, body
 const param = (args: ToolArguments, name: string) => args.params[name] as string;
 
 /** A write run through the policy's idempotency runner, hashed as the API route hashes it. */
-async function idempotentWrite<R extends object>(
+export async function idempotentWrite<R extends object>(
   env: ToolEnv, args: ToolArguments, route: ApiRoute,
   write: (beforeCommit: BeforeCommit<R> | undefined) => Promise<R>,
   status: (result: R) => number,
@@ -94,6 +99,7 @@ const SPECS: readonly ToolSpec[] = [
     name: 'list_decks', operationId: 'listDecks', title: 'List decks', description: text.LIST_DECKS, annotations: READ,
     run: async ({ ctx, principal }, args) => ok(await listDecks(ctx, principal, {
       limit: args.query.limit as number, token: args.query.token as string | undefined,
+      q: args.query.q as string | undefined, tag: args.query.tag as string | undefined,
     })),
   },
   {
@@ -213,6 +219,7 @@ const SPECS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ ctx, principal }, args) => ok(await completeSession(ctx, principal, { sessionId: param(args, 'sessionId') })),
   },
+  ...DECK_TOOL_SPECS,
 ];
 
 /** The error codes a route documents (its error responses' `code` enums). */
@@ -232,7 +239,9 @@ export function buildTools(routes: ReadonlyMap<string, ApiRoute>): ReadonlyMap<s
   for (const spec of SPECS) {
     const route = routes.get(spec.operationId);
     if (route === undefined) throw new Error(`MCP tool ${spec.name}: no API route ${spec.operationId}`);
-    const schemas = toolSchemas(route, { requiredArgs: spec.requiredArgs, markdown: spec.markdown, csv: spec.csv });
+    const schemas = spec.own === undefined
+      ? toolSchemas(route, { requiredArgs: spec.requiredArgs, markdown: spec.markdown, csv: spec.csv, output: spec.output })
+      : ownToolSchemas(route, spec.own.input, spec.own.output);
     const scope = route.scope === null ? 'any valid token' : `scope ${route.scope}`;
     const description = `${spec.description}\n\nNeeds ${scope}.${errorsParagraph(routeErrorCodes(schemas))}`;
     tools.set(spec.name, { ...spec, description, route, schemas });

@@ -1,0 +1,87 @@
+// The tools of the deck lifecycle, public decks and search (DECISIONS "MCP": "Every API operation
+// added later gets its tool"), plus `search` and `fetch` in the shape ChatGPT's connectors
+// require. Each calls the service its API route calls; buildTools (tools.ts) binds them to routes.
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import { exportDeckMarkdown } from '../../modules/deck-import/deck-markdown.ts';
+import { deleteDeck, listTrash, restoreDeck } from '../../modules/decks/deck-trash.service.ts';
+import { getDeckDetail } from '../../modules/decks/decks.service.ts';
+import { copyPublicDeck, getPublicDeck, listPublicDecks } from '../../modules/decks/public-decks.service.ts';
+import { connectorFetch, connectorSearch } from '../../modules/search/connector.service.ts';
+import type { ToolArguments } from './tool-schemas.ts';
+import { idempotentWrite, type ToolOutcome, type ToolSpec } from './tools.ts';
+import * as text from './deck-descriptions.ts';
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const ok = (body: object | Buffer, status = 200): ToolOutcome => ({ status, body, replayed: false });
+const param = (args: ToolArguments, name: string) => args.params[name] as string;
+const str = (value: unknown) => value as string | undefined;
+
+export const DECK_TOOL_SPECS: readonly ToolSpec[] = [
+  {
+    name: 'delete_deck', operationId: 'deleteDeck', title: 'Delete a deck', description: text.DELETE_DECK,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    output: { type: 'object', properties: { deckId: { type: 'string' }, deleted: { type: 'boolean' } }, required: ['deckId', 'deleted'] },
+    run: async ({ ctx, principal }, args) => {
+      await deleteDeck(ctx, principal, { deckId: param(args, 'deckId'), ifMatch: args.ifMatch });
+      return ok({ deckId: param(args, 'deckId'), deleted: true }, 204);
+    },
+  },
+  {
+    name: 'restore_deck', operationId: 'restoreDeck', title: 'Restore a deleted deck', description: text.RESTORE_DECK,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ ctx, principal }, args) => ok(await restoreDeck(ctx, principal, { deckId: param(args, 'deckId') })),
+  },
+  {
+    name: 'list_trash', operationId: 'listTrash', title: 'List deleted decks', description: text.LIST_TRASH, annotations: READ,
+    run: async ({ ctx, principal }, args) => ok(await listTrash(ctx, principal, { limit: args.query.limit as number, token: str(args.query.token) })),
+  },
+  {
+    name: 'export_deck_markdown', operationId: 'exportDeckMarkdown', title: 'Export a deck as markdown', description: text.EXPORT_DECK_MARKDOWN,
+    annotations: READ,
+    output: { type: 'object', properties: { deckId: { type: 'string' }, version: { anyOf: [{ type: 'string' }, { type: 'null' }] }, markdown: { type: 'string' } }, required: ['deckId', 'version', 'markdown'] },
+    run: async ({ ctx, principal }, args) => {
+      const deck = await getDeckDetail(ctx, principal, { deckId: param(args, 'deckId') });
+      return ok({ deckId: deck.id, version: deck.version, markdown: exportDeckMarkdown(deck) });
+    },
+  },
+  {
+    name: 'list_public_decks', operationId: 'listPublicDecks', title: 'List public decks', description: text.LIST_PUBLIC_DECKS, annotations: READ,
+    run: async ({ ctx }, args) => ok(await listPublicDecks(ctx, {
+      q: str(args.query.q), tag: str(args.query.tag), lang: str(args.query.lang), limit: args.query.limit as number, token: str(args.query.token),
+    })),
+  },
+  {
+    name: 'get_public_deck', operationId: 'getPublicDeck', title: 'Read a public deck', description: text.GET_PUBLIC_DECK, annotations: READ,
+    run: async ({ ctx }, args) => ok(await getPublicDeck(ctx, { deckId: param(args, 'deckId') })),
+  },
+  {
+    name: 'copy_public_deck', operationId: 'copyPublicDeck', title: 'Copy a public deck', description: text.COPY_PUBLIC_DECK,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async (env, args, route) => {
+      const outcome = await idempotentWrite(env, args, route, (beforeCommit) => copyPublicDeck(env.ctx, env.principal, { deckId: param(args, 'deckId') }, beforeCommit), () => 201);
+      return { ...outcome, deckId: (outcome.body as { id?: string }).id ?? null };
+    },
+  },
+  {
+    name: 'search', operationId: 'searchCards', title: 'Search decks and cards', description: text.SEARCH, annotations: READ,
+    own: {
+      input: { type: 'object', properties: { query: { type: 'string', minLength: 1, maxLength: 200, description: 'Words to find' } }, required: ['query'], additionalProperties: false },
+      output: {
+        type: 'object', required: ['results'],
+        properties: { results: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, url: { type: 'string' } }, required: ['id', 'title', 'url'] } } },
+      },
+    },
+    run: async ({ ctx, principal }, args) => ok(await connectorSearch(ctx, principal, { query: args.query.query as string })),
+  },
+  {
+    name: 'fetch', operationId: 'getDeck', title: 'Fetch a deck or card', description: text.FETCH, annotations: READ,
+    own: {
+      input: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 100, description: 'A deck id (dck_...) or card id (crd_...) from search' } }, required: ['id'], additionalProperties: false },
+      output: {
+        type: 'object', required: ['id', 'title', 'text', 'url', 'metadata'],
+        properties: { id: { type: 'string' }, title: { type: 'string' }, text: { type: 'string' }, url: { type: 'string' }, metadata: { type: 'object' } },
+      },
+    },
+    run: async ({ ctx, principal }, args) => ok(await connectorFetch(ctx, principal, { id: args.query.id as string })),
+  },
+];
