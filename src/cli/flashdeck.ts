@@ -12,6 +12,7 @@ import { TOKEN_SCOPES } from '../modules/identity/scopes.ts';
 import { createToken, listTokens, revokeToken, tokenStatus } from '../modules/tokens/tokens.service.ts';
 import { addUser, getUserByEmail, setPassword } from '../modules/users/users.service.ts';
 import { createServiceContext, mediaSettings } from '../services.ts';
+import { DECKS_OPTIONS, DECKS_USAGE, runDecksCommand } from './decks.ts';
 import { FORMAT_OPTIONS, FORMAT_USAGE, runFormatCommand } from './formats.ts';
 
 /** A mistake in the command line itself: printed as one line on stderr, exit code 1. */
@@ -25,6 +26,7 @@ const USAGE = `usage:
   flashdeck tokens revoke TOKEN_ID
   flashdeck tokens activity TOKEN_ID [--limit N]
 ${FORMAT_USAGE}
+${DECKS_USAGE}
   flashdeck --version | --help
 
 scopes: ${TOKEN_SCOPES.join(', ')}
@@ -41,6 +43,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
   ...FORMAT_OPTIONS,
+  ...DECKS_OPTIONS,
 } as const satisfies ParseArgsConfig['options'];
 
 type Parsed = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
@@ -163,11 +166,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
       hashing: config.hashing,
       media: mediaSettings(config),
     });
+    const usage = (message: string) => new UsageError(`${message}\n${USAGE}`);
+    const lines = { stdout: (line: string) => process.stdout.write(`${line}\n`), stderr: (line: string) => process.stderr.write(`${line}\n`) };
     const handled = await runFormatCommand(ctx, parsed.positionals, parsed.values, {
-      stdout: (line) => process.stdout.write(`${line}\n`),
-      stderr: (line) => process.stderr.write(`${line}\n`),
+      ...lines,
       write: (data) => new Promise((resolve, reject) => { process.stdout.write(data, (error) => (error ? reject(error) : resolve())); }),
-    }, (message) => new UsageError(`${message}\n${USAGE}`));
+    }, usage) || await runDecksCommand(ctx, parsed.positionals, parsed.values, lines, usage);
     if (!handled) await run(ctx, parsed, {
       stdout: (line) => process.stdout.write(`${line}\n`),
       stdin: readStdin,

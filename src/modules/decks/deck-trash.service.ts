@@ -105,3 +105,10 @@ export async function purgeTrash(ctx: ServiceContext): Promise<number> {
   }
 }
 
+
+/** The owner of a deck, in the trash or not (the operator's CLI acts as the deck's owner). */
+export async function ownerOfDeck(ctx: ServiceContext, input: { deckId: string }): Promise<Actor> {
+  const deck = await findDeckInAnyState(ctx.db, input.deckId);
+  if (deck === null) throw new AppError('DECK_NOT_FOUND', `Deck ${input.deckId} was not found`);
+  return { userId: deck.userId };
+}
