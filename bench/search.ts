@@ -19,6 +19,7 @@ const { isPostgres } = await import(`${SRC}/db/dialect-info.ts`) as typeof impor
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-bench-search-'));
 let offsetMs = 0;
+const results: Record<string, string> = {};
 const clock = { now: () => new Date(Date.now() + offsetMs) };
 const config = loadConfig({
   DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_DAY: '1000000000', DECK_LIMIT: 'none',
@@ -32,6 +33,11 @@ const pg = isPostgres(db);
 function p50(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
+}
+
+function note(name: string, value: string): void {
+  results[name] = value;
+  process.stderr.write(`${name}: ${value}\n`);
 }
 
 async function timed(n: number, warmup: number, call: (i: number) => Promise<void>): Promise<number> {
@@ -51,14 +57,13 @@ async function request(token: string, method: string, url: string, payload?: unk
   return res;
 }
 
-const results: Record<string, string> = {};
 const email = `bench-${Date.now()}@example.com`;
 const me = await app.admin.addUser(email);
 const { token } = await app.admin.createToken({ email, name: 'bench', scopes: ['decks:read', 'decks:write', 'decks:delete', 'reviews:read', 'reviews:write'] });
 const body = benchDeck();
 
 if (ONLY.has('import')) {
-  results['import p50 ms (250 cards, JSON)'] = (await timed(60, 15, async () => { await request(token, 'POST', '/decks/import', body); })).toFixed(2);
+  note('import p50 ms (250 cards, JSON)', (await timed(60, 15, async () => { await request(token, 'POST', '/decks/import', body); })).toFixed(2));
 }
 
 // Bench words: w0 ... w1999; each card side holds 6 of them.
@@ -115,9 +120,9 @@ async function searchFigures(label: string): Promise<void> {
   // Words of the measured user's own cards: each query finds something.
   const rows = await sql<{ data: string }>`select c.data from cards c join decks d on d.id = c.deck_id where d.user_id = ${me.id} limit 50`.execute(db);
   const queries = rows.rows.map((r) => (JSON.parse(r.data) as { front: string }).front.split(' ')[0]);
-  results[`GET /decks?q= p50 ms, ${label}`] = (await timed(300, 50, async (i) => { await request(token, 'GET', `/decks?q=${queries[i % queries.length]}`); })).toFixed(2);
-  results[`GET /search?q= p50 ms, ${label}`] = (await timed(300, 50, async (i) => { await request(token, 'GET', `/search?q=${queries[i % queries.length]}`); })).toFixed(2);
-  results[`GET /search?q= (two words) p50 ms, ${label}`] = (await timed(300, 50, async (i) => { await request(token, 'GET', `/search?q=${queries[i % queries.length]}%20${queries[(i + 1) % queries.length]}`); })).toFixed(2);
+  note(`GET /decks?q= p50 ms, ${label}`, (await timed(300, 50, async (i) => { await request(token, 'GET', `/decks?q=${queries[i % queries.length]}`); })).toFixed(2));
+  note(`GET /search?q= p50 ms, ${label}`, (await timed(300, 50, async (i) => { await request(token, 'GET', `/search?q=${queries[i % queries.length]}`); })).toFixed(2));
+  note(`GET /search?q= (two words) p50 ms, ${label}`, (await timed(300, 50, async (i) => { await request(token, 'GET', `/search?q=${queries[i % queries.length]}%20${queries[(i + 1) % queries.length]}`); })).toFixed(2));
 }
 
 if (ONLY.has('search')) {
@@ -131,7 +136,7 @@ if (ONLY.has('search')) {
   }
   await seedDecks(users.map((u) => u.id), 100);
   if (pg) await sql`analyze`.execute(db);
-  results['seeding 99,900 decks (999,000 cards) s'] = ((performance.now() - started) / 1000).toFixed(1);
+  note('seeding 99,900 decks (999,000 cards) s', ((performance.now() - started) / 1000).toFixed(1));
   await searchFigures('100,000 decks');
 }
 
@@ -147,8 +152,8 @@ if (ONLY.has('trash')) {
     await request(token, 'POST', `/decks/${deckId}/restore`);
     res.push(performance.now() - t);
   }
-  results['DELETE /decks/{id} p50 ms (250 cards)'] = p50(del.slice(5)).toFixed(2);
-  results['POST /decks/{id}/restore p50 ms (250 cards)'] = p50(res.slice(5)).toFixed(2);
+  note('DELETE /decks/{id} p50 ms (250 cards)', p50(del.slice(5)).toFixed(2));
+  note('POST /decks/{id}/restore p50 ms (250 cards)', p50(res.slice(5)).toFixed(2));
   const { purgeTrash } = await import(`${SRC}/modules/decks/deck-trash.service.ts`) as typeof import('../src/modules/decks/deck-trash.service.ts');
   const purges: number[] = [];
   for (let i = 0; i < 25; i++) {
@@ -158,8 +163,9 @@ if (ONLY.has('trash')) {
     const t = performance.now();
     if ((await purgeTrash(app.services)) !== 1) throw new Error('purge did not purge one deck');
     purges.push(performance.now() - t);
+    offsetMs = 0;
   }
-  results['purge p50 ms (one 250-card deck)'] = p50(purges.slice(5)).toFixed(2);
+  note('purge p50 ms (one 250-card deck)', p50(purges.slice(5)).toFixed(2));
 }
 
 await app.close();
