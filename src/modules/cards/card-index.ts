@@ -1,10 +1,10 @@
 // SEARCH INDEX CALL SITE (issue 21): the one place where the card writes of this module (delete,
-// move, bulk patch) tell the full-text index what changed, inside the write's transaction. The
-// index helper (modules/search/search-index.repository.ts, built on branch `decks`) was not on
-// main when these writes were written. Once it is: `removed` -> `unindexCards(trx, deckId, removed)`;
-// `changed` needs nothing here if, as on that branch, `updateCardData` indexes the text it writes
-// (else `indexCards`); a move changes no indexed text.
+// move, bulk patch) tell the full-text index (modules/search/search-index.repository.ts) what
+// changed, inside the write's transaction. `removed`: the cards leave the index. `changed` needs
+// nothing here: updateCardData (decks.repository.ts) indexes the text it writes. A move changes
+// no indexed text.
 import type { Db } from '../../db/database.ts';
+import { unindexCards } from '../search/search-index.repository.ts';
 
 export interface CardIndexChange {
   readonly deckId: string;
@@ -14,6 +14,6 @@ export interface CardIndexChange {
   readonly removed?: readonly string[];
 }
 
-export async function syncCardIndex(_trx: Db, _change: CardIndexChange): Promise<void> {
-  // Nothing until the index exists on main (see above).
+export async function syncCardIndex(trx: Db, change: CardIndexChange): Promise<void> {
+  if (change.removed !== undefined && change.removed.length > 0) await unindexCards(trx, change.deckId, change.removed);
 }
