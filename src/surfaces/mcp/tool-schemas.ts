@@ -122,6 +122,14 @@ export function typeOnly(schema: unknown): JsonSchema {
   return list.length === 1 ? { type: list[0] } : { anyOf: list.map((type) => ({ type })) };
 }
 
+/**
+ * Keywords that bound what a client may send, not what it reads back: a result's schema keeps its
+ * shape and types without them, so every tool fits in tools/list's 64 KB.
+ */
+export const OUTPUT_DROPPED: ReadonlySet<string> = new Set([
+  'additionalProperties', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems', 'minimum', 'maximum', 'minProperties', 'maxProperties',
+]);
+
 /** Levels of result fields tools/list spells out; deeper fields are given by their type alone. */
 export const OUTPUT_LEVELS = 2;
 
@@ -146,7 +154,7 @@ export function shallowSchema(schema: unknown, levels: number): unknown {
  * (DECISIONS "MCP"); what each field holds is in the API's documentation.
  */
 function outputSchemaOf(schema: unknown): JsonSchema {
-  return shallowSchema(withoutKeywords(publicSchema(schema), (key) => key === 'description'), OUTPUT_LEVELS - 1) as JsonSchema;
+  return shallowSchema(withoutKeywords(publicSchema(schema), (key) => key === 'description' || OUTPUT_DROPPED.has(key)), OUTPUT_LEVELS - 1) as JsonSchema;
 }
 
 /**

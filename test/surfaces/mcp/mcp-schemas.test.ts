@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { connectMcp, OWN_RESULTS, TOOL_OPERATIONS, type McpSession } from '../../helpers/mcp.ts';
 import { startServerWithUser, type TestServer } from '../../helpers/server.ts';
 import { inlineSchemaRefs } from '../../helpers/openapi.ts';
+import { OUTPUT_DROPPED } from '../../../src/surfaces/mcp/tool-schemas.ts';
 
 const HEADER_ARGS: Record<string, string> = { 'if-match': 'ifMatch', 'idempotency-key': 'idempotencyKey' };
 
@@ -27,7 +28,8 @@ function bare(schema: unknown, root = true): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'description' || key === 'examples' || (root && key === 'type')) continue;
+    // A result's schema keeps shape and types; the bounds on what a client sends are left out.
+    if (key === 'description' || key === 'examples' || OUTPUT_DROPPED.has(key) || (root && key === 'type')) continue;
     out[key] = key === 'properties'
       ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, bare(sub, false)]))
       : bare(value, false);
