@@ -43,6 +43,6 @@ test('should load the SDK with the first authenticated MCP request and answer it
     body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
   });
   assert.equal(res.status, 200);
-  assert.equal(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length, 19);
+  assert.equal(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length, 28);
   assert.deepEqual(loadedSdk(), SDK);
 });
