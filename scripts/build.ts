@@ -1,8 +1,8 @@
-// The production build (`npm run build`, run by `npm ci` through `prepare`): src/ compiled by tsc
-// into dist/ (rewriteRelativeImportExtensions: `./x.ts` imports become `./x.js`), with every file
-// of src/ that is not TypeScript (the page templates and assets) copied beside it. `npm start` runs
-// dist/server.js: compiled JavaScript starts with less memory than type stripping (README,
-// docs/deployment.md "Memory"). Development and tests run the .ts sources directly.
+// The production build (`npm run build`; `npm ci` runs it through `prepare` when dist/ is stale):
+// src/ compiled by tsc into dist/ (rewriteRelativeImportExtensions: `./x.ts` imports become
+// `./x.js`), with every file of src/ that is not TypeScript (the page templates and assets) copied
+// beside it. `npm start` runs dist/server.js: compiled JavaScript starts with less memory than type
+// stripping (README, docs/deployment.md "Memory"). Development and tests run the .ts sources directly.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,8 +21,11 @@ function newest(dir: string): number {
   return latest;
 }
 
-// `--if-stale` (npm start's prestart, the bench): nothing to do when dist/ is newer than every
-// source file, so a changed src/ is never started from an older build.
+// `--if-stale` (npm start's prestart, `prepare`, the bench): nothing to do when dist/ is newer than
+// every source file, so a changed src/ is never started from an older build. `prepare` runs on
+// `npm ci` and also on every `npx flashdeck` in the project (npm installs the project's own bin
+// into its npx cache, running `prepare` in place): without it each call rebuilt dist/ (tens of
+// seconds of tsc) and removed dist/ under a running `npm start` meanwhile.
 const MARK = path.join(DIST, '.built');
 if (process.argv.includes('--if-stale') && fs.existsSync(MARK) && fs.statSync(MARK).mtimeMs >= Math.max(newest(SRC), fs.statSync(path.join(ROOT, 'tsconfig.build.json')).mtimeMs)) {
   process.exit(0);

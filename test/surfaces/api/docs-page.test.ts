@@ -88,11 +88,15 @@ describe('the interactive docs page', () => {
       const refused: string[] = [];
       framing.on('console', (message) => { refused.push(message.text()); });
       await framing.setContent(`<iframe src="${server.base}/docs" width="800" height="600"></iframe>`);
-      await framing.waitForTimeout(1000);
+      // Until Chromium says it refused (at most 10 s), rather than a fixed wait.
+      const refusal = /frame-ancestors|X-Frame-Options|Refused to (?:display|frame)/i;
+      for (const deadline = Date.now() + 10_000; !refused.some((line) => refusal.test(line)) && Date.now() < deadline;) {
+        await framing.waitForTimeout(50);
+      }
       const frame = framing.frames().find((f) => f !== framing.mainFrame());
       const rendered = frame === undefined ? 0 : await frame.locator('#swagger-ui').count().catch(() => 0);
       assert.equal(rendered, 0, 'the docs rendered inside a frame');
-      assert.ok(refused.some((line) => /frame-ancestors|X-Frame-Options|Refused to (?:display|frame)/i.test(line)), refused.join('\n'));
+      assert.ok(refused.some((line) => refusal.test(line)), refused.join('\n'));
       await framing.close();
     });
   });
