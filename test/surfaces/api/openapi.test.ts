@@ -201,7 +201,13 @@ describe('the OpenAPI document', () => {
       assert.match(html, /<html/i);
       const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1] ?? '', page).href);
       assert.ok(assets.some((a) => a.endsWith('/swagger-ui-bundle.js')), page);
-      for (const asset of assets) assert.equal((await fetch(asset)).status, 200, `${page}: ${asset}`);
+      for (const asset of assets) {
+        const file = await fetch(asset);
+        assert.equal(file.status, 200, `${page}: ${asset}`);
+        // Read to the end: a large body left unread (swagger-ui-bundle.js) keeps its connection
+        // busy, and the server's close waits for it until the keep-alive timeout (72 s).
+        await file.arrayBuffer();
+      }
     }
   });
 });
