@@ -51,7 +51,9 @@ describe('MCP step-up', () => {
     assert.equal(res.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="decks:write", resource_metadata="${metadataUrl}"`);
     const body = (await res.json()) as any;
     assert.equal(body.id, 7);
-    assert.deepEqual(body.error.data, { error: { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } } });
+    const { requestId, ...envelope } = body.error.data.error;
+    assert.deepEqual(envelope, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
+    assert.match(requestId, /\S/, 'the error names its request, as every error does');
 
     const read = await rawMcp(server, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get_deck', arguments: { deckId } } }, { authorization: `Bearer ${readerToken}` });
     assert.equal(read.status, 200, 'a tool within the granted scope runs');
