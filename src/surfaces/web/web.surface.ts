@@ -30,7 +30,9 @@ import { accountPages } from './pages/account.pages.ts';
 import { homePages } from './pages/home.pages.ts';
 import { editorPages } from './pages/editor.pages.ts';
 import { learningPages } from './pages/learning.pages.ts';
+import { explorePages } from './pages/explore.pages.ts';
 import { managePages } from './pages/manage.pages.ts';
+import { trashPages } from './pages/trash.pages.ts';
 import type { AuthorizationServer } from '../oauth/authorization-server.ts';
 import { oauthPages } from './pages/oauth.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
@@ -63,7 +65,7 @@ export interface WebDeps {
 export type WebModule = (scope: FastifyInstance, deps: WebDeps) => void;
 
 /** Every page module, in order. Add yours here. */
-const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, managePages, learningPages, editorPages, oauthPages];
+const WEB_MODULES: WebModule[] = [homePages, accountPages, tokenPages, managePages, trashPages, explorePages, learningPages, editorPages, oauthPages];
 
 export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config, oauth }) => {
   const assets = loadAssets(ASSETS_DIR);

@@ -64,7 +64,7 @@ function isUpload(value: unknown): boolean {
   return value !== null && typeof value === 'object' && Buffer.isBuffer((value as { data?: unknown }).data);
 }
 
-const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.', created: 'Deck created. Write its first card below.', deleted: 'Card deleted.' };
+const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.', created: 'Deck created. Write its first card below.', copied: 'Copied into your decks: this copy is yours to change.', deleted: 'Card deleted.' };
 
 type Editor = typeof import('../../../modules/learning/learning.service.ts') & typeof import('./editor.views.ts');
 

@@ -133,6 +133,7 @@ export function editorView(input: EditorInput) {
     cardTypes: CARD_TYPE_OPTIONS,
     previewUrl: `${editBase}/preview`,
     editUrl: editBase,
+    deleteDeckUrl: `${deckPath(deck.id)}/delete`,
     newCardUrl: editorUrl(deck.id, { q: query }),
     searchUrl: editBase,
     list: cardListView(deck.id, cards, query, input.cardId),
