@@ -47,9 +47,9 @@ export function explorePages(scope: FastifyInstance, { ctx, policy }: WebDeps): 
   scope.post<{ Params: Params }>('/explore/:deckId/copy', SIGNED_IN_FORM, async (request, reply) => {
     const owner = viewerOf(request);
     await policy.admit(policy.cardWriteBucket(owner), null, []);
+    let copyId: string;
     try {
-      const copy = await copyPublicDeck(ctx, owner, { deckId: request.params.deckId });
-      return seeOther(reply, `${deckPath(copy.id)}/edit?saved=copied`);
+      copyId = (await copyPublicDeck(ctx, owner, { deckId: request.params.deckId })).id;
     } catch (error) {
       if (isAppError(error) && error.code === 'DECK_LIMIT_REACHED') return seeOther(reply, '/explore?problem=limit');
       if (isAppError(error) && error.status < 500 && error.code !== 'DECK_NOT_FOUND') {
@@ -57,5 +57,6 @@ export function explorePages(scope: FastifyInstance, { ctx, policy }: WebDeps): 
       }
       throw error;
     }
+    return seeOther(reply, `${deckPath(copyId)}/edit?saved=copied`);
   });
 }
