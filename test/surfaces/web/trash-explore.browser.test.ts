@@ -1,0 +1,112 @@
+// Delete card, Delete deck and Restore, and Explore with Copy to my decks in headless Chromium,
+// found by accessible names only; axe at 1280 and 360 px, no sideways scroll at 360 px, and a
+// screenshot (test-artifacts/learning/manage-*.png) of every new page state.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/chromium.ts';
+import { signInBrowser } from '../../helpers/pages.ts';
+import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+
+describe('trash and public decks in headless Chromium', { skip: chromiumSkipReason() }, () => {
+  let server: TestServer;
+  let owner: TestUser;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  async function pageAs(user: TestUser | null): Promise<{ page: Page; seen: string[] }> {
+    const context = await hookedContext(browser, server.url);
+    contexts.push(context);
+    if (user !== null) await signInBrowser(context, server, user);
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const seen: string[] = [];
+    watchDialogs(page, seen);
+    return { page, seen };
+  }
+
+  async function checkState(page: Page, name: string): Promise<void> {
+    assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
+    await screenshot(page, `manage-${name}`);
+    await page.setViewportSize({ width: 360, height: 800 });
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px`);
+    assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
+    await screenshot(page, `manage-${name}-360`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  async function deckOf(user: TestUser, title: string, visibility = 'private'): Promise<string> {
+    const res = await server.api('POST', '/decks/import', {
+      token: user.token,
+      json: { deck: { title, lang: 'en', visibility, description: `All about ${title.toLowerCase()}.`, tags: ['biology'] }, cards: [{ front: 'One', back: '1' }, { front: 'Two', back: '2' }, { front: 'Three', back: '3' }] },
+    });
+    assert.equal(res.status, 201, res.text);
+    return res.body.deckId;
+  }
+
+  before(async () => {
+    server = await startServer();
+    owner = await server.user();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('should delete a card from its form, then delete the deck after confirming and restore it from the trash', async () => {
+    const deckId = await deckOf(owner, 'Numbers');
+    const { page, seen } = await pageAs(owner);
+    await page.goto(`${server.url}/decks/${deckId}/edit`);
+    await page.getByRole('link', { name: 'Card 2: Two' }).click();
+    await page.getByRole('heading', { name: 'Card 2' }).waitFor();
+    await page.getByRole('button', { name: 'Delete card' }).click();
+    await page.getByRole('status').getByText('Card deleted.').waitFor();
+    assert.deepEqual(await page.getByRole('region', { name: 'Cards (2)' }).getByRole('link').allTextContents(), ['Card 1: One', 'Card 2: Three']);
+    await page.getByRole('link', { name: 'Delete deck' }).click();
+    await page.getByRole('heading', { name: 'Delete “Numbers”?' }).waitFor();
+    await checkState(page, 'delete-deck');
+    await page.getByRole('button', { name: 'Delete deck' }).click();
+    await page.getByRole('heading', { name: 'Trash' }).waitFor();
+    await page.getByRole('status').getByText('“Numbers” is in the trash.').waitFor();
+    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
+    await checkState(page, 'trash');
+    await page.getByRole('row', { name: /Numbers/ }).getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('status').getByText('“Numbers” is restored.').waitFor();
+    await page.getByText('The trash is empty.').waitFor();
+    await checkState(page, 'trash-restored');
+    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    assert.deepEqual(read.body.cards.map((c: any) => c.front), ['One', 'Three']);
+    assert.deepEqual(await pageProblems(page), []);
+    assert.deepEqual(seen, []);
+  });
+
+  test('should find a public deck in Explore and copy it into my decks', async () => {
+    const author = await server.user();
+    await deckOf(author, 'Cell biology', 'public');
+    await deckOf(author, 'Plant biology', 'public');
+    await deckOf(author, 'Hidden biology', 'unlisted');
+    const { page: visitor } = await pageAs(null);
+    await visitor.goto(`${server.url}/explore`);
+    await visitor.getByRole('heading', { name: 'Explore public decks' }).waitFor();
+    await checkState(visitor, 'explore-signed-out');
+    const { page, seen } = await pageAs(owner);
+    await page.goto(`${server.url}/`);
+    await page.getByRole('link', { name: 'Explore public decks' }).click();
+    await page.getByRole('searchbox', { name: 'Search public decks' }).fill('cell');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('status').getByText('Public decks matching “cell”').waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Plant biology' }).count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Hidden biology' }).count(), 0);
+    await checkState(page, 'explore-search');
+    await page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Cell biology' }) }).getByRole('button', { name: 'Copy to my decks' }).click();
+    await page.getByRole('heading', { name: 'Edit “Cell biology”' }).waitFor();
+    await page.getByText('Copied into your decks').waitFor();
+    await checkState(page, 'editor-copied');
+    const mine = await server.api('GET', '/decks', { token: owner.token });
+    assert.ok(mine.body.items.some((d: any) => d.title === 'Cell biology' && d.visibility === 'private'));
+    assert.deepEqual(await pageProblems(page), []);
+    assert.deepEqual(seen, []);
+  });
+});
