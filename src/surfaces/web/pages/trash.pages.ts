@@ -11,7 +11,7 @@ import { field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../rende
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 import { deckPath } from './deck-paths.ts';
-import { timeText } from './time-text.ts';
+import { shownTime } from '../time-words.ts';
 
 export const TRASH_PER_PAGE = 50;
 
@@ -63,7 +63,7 @@ export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): vo
       problem,
       decks: page.decks.map((d) => ({
         id: d.id, title: d.title, cardCount: d.cardCount,
-        deleted: timeText(d.deletedAt, now), purge: timeText(d.purgeAt, now),
+        deleted: shownTime(d.deletedAt, now), purge: shownTime(d.purgeAt, now),
         restoreAction: `/settings/trash/${encodeURIComponent(d.id)}/restore`,
       })),
       more: page.nextToken === null ? null : `/settings/trash?after=${encodeURIComponent(page.nextToken)}`,
