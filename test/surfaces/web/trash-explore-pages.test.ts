@@ -3,7 +3,7 @@
 // another person's deck not found, the deck limit in words.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { signedIn, signedOut } from '../../helpers/pages.ts';
+import { signedIn, signedOut } from '../../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
 describe('trash and public decks in the browser', () => {
@@ -79,7 +79,7 @@ describe('trash and public decks in the browser', () => {
     const { deckId } = await deckOf(other, 'Not yours');
     const browser = await signedIn(server, owner);
     assert.equal((await browser.get(`/decks/${deckId}/delete`)).status, 404);
-    const csrf = await browser.csrf();
+    const csrf = await browser.sessionCsrf();
     assert.equal((await browser.request('POST', `/decks/${deckId}/delete`, { _csrf: csrf })).status, 404);
     assert.equal((await browser.request('POST', `/settings/trash/${deckId}/restore`, { _csrf: csrf })).status, 404);
     assert.equal((await server.api('GET', `/decks/${deckId}`, { token: other.token })).status, 200);
@@ -112,7 +112,7 @@ describe('trash and public decks in the browser', () => {
     const author = await server.user();
     const { deckId } = await deckOf(author, 'Secret', 'private');
     const browser = await signedIn(server, owner);
-    const csrf = await browser.csrf();
+    const csrf = await browser.sessionCsrf();
     assert.equal((await browser.request('POST', `/explore/${deckId}/copy`, { _csrf: csrf })).status, 404);
     assert.equal((await browser.request('POST', `/explore/${deckId}/copy`, { _csrf: 'forged' })).status, 403);
   });

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, chromiumSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/chromium.ts';
-import { signInBrowser } from '../../helpers/pages.ts';
+import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
+import { signInBrowser } from '../../helpers/web.ts';
 import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
 
-describe('trash and public decks in headless Chromium', { skip: chromiumSkipReason() }, () => {
+describe('trash and public decks in headless Chromium', { skip: browserSkipReason() }, () => {
   let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
@@ -27,11 +27,11 @@ describe('trash and public decks in headless Chromium', { skip: chromiumSkipReas
 
   async function checkState(page: Page, name: string): Promise<void> {
     assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
-    await screenshot(page, `manage-${name}`);
+    await screenshot(page, `manage-${name}`, 'learning');
     await page.setViewportSize({ width: 360, height: 800 });
     assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px`);
     assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
-    await screenshot(page, `manage-${name}-360`);
+    await screenshot(page, `manage-${name}-360`, 'learning');
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
