@@ -1,4 +1,4 @@
-// Delete card, Delete deck (a confirm page, then the trash), Restore, and /explore with Copy to
+// Delete deck (a confirm page, then the trash), Restore, and /explore with Copy to
 // my decks, over HTTP on the run's store: each read back through the API, CSRF on every form,
 // another person's deck not found, the deck limit in words.
 import assert from 'node:assert/strict';
@@ -23,32 +23,6 @@ describe('trash and public decks in the browser', () => {
     const deck = await server.api('GET', `/decks/${res.body.deckId}`, { token: user.token });
     return { deckId: res.body.deckId, cardIds: deck.body.cards.map((c: any) => c.id) };
   }
-
-  test('should delete the open card with Delete card, and the later cards move up', async () => {
-    const { deckId, cardIds } = await deckOf(owner, 'Cards to delete');
-    const browser = await signedIn(server, owner);
-    const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[1]}`);
-    const action = `/decks/${deckId}/edit/cards/${cardIds[1]}/delete`;
-    assert.equal((await browser.submit(page.text, action, { _csrf: 'forged' })).status, 403);
-    const deleted = await browser.submit(page.text, action);
-    assert.equal(deleted.status, 303, deleted.text);
-    assert.equal(deleted.location, `/decks/${deckId}/edit?saved=deleted`);
-    assert.match((await browser.get(deleted.location)).text, /Card deleted\./);
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
-    assert.deepEqual(read.body.cards.map((c: any) => [c.id, c.order]), [[cardIds[0], 0], [cardIds[2], 1]]);
-  });
-
-  test('should not delete a card over a change made meanwhile, and say so', async () => {
-    const { deckId, cardIds } = await deckOf(owner, 'Changed meanwhile');
-    const browser = await signedIn(server, owner);
-    const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { title: 'Renamed' } })).status, 200);
-    const refused = await browser.submit(page.text, `/decks/${deckId}/edit/cards/${cardIds[0]}/delete`);
-    assert.equal(refused.status, 409);
-    assert.match(refused.text, /This deck was changed meanwhile/);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3);
-  });
 
   test('should put a deck in the trash after the confirm page, list it there, and restore it with its cards', async () => {
     const { deckId, cardIds } = await deckOf(owner, 'Into the trash');
