@@ -4,7 +4,7 @@
 // values at the limits accepted and exported to markdown and back unchanged.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { contentHash } from '../../src/modules/cards/card-hash.ts';
+import { contentHash } from '../../src/modules/decks/card-hash.ts';
 import { updateCardData } from '../../src/modules/decks/decks.repository.ts';
 import { startServerWithDeck } from '../helpers/fixtures.ts';
 import { type ApiResponse, type TestServer, type TestUser, createDeck } from '../helpers/server.ts';

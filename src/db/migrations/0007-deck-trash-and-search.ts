@@ -1,6 +1,6 @@
 // Frozen in time: never edit a migration that has shipped; add a new one.
 // Decks in the trash (deleted_at; purged 30 days later) and the full-text index of decks and cards
-// (modules/search/search-index.repository.ts keeps it in step with every write). One row of
+// (modules/search-index/search-index.repository.ts keeps it in step with every write). One row of
 // search_documents per deck (its title, description and tags) and per card (its text), with the
 // database's own engine: an FTS5 table on SQLite, a tsvector with a GIN index on PostgreSQL. The
 // index is built here for the decks that exist already.
@@ -99,7 +99,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('decks').dropColumn('deleted_at').execute();
 }
 
-// The index's text as of this migration (modules/search/search-text.ts), copied so that this file
+// The index's text as of this migration (modules/search-index/search-text.ts), copied so that this file
 // stays as it shipped whatever the module becomes.
 const WORD = /[\p{L}\p{N}]+/gu;
 function indexedText(parts: readonly (string | null | undefined)[]): string {

@@ -1,10 +1,10 @@
 // SEARCH INDEX CALL SITE (issue 21): the one place where the card writes of this module (delete,
-// move, bulk patch) tell the full-text index (modules/search/search-index.repository.ts) what
+// move, bulk patch) tell the full-text index (modules/search-index/search-index.repository.ts) what
 // changed, inside the write's transaction. `removed`: the cards leave the index. `changed` needs
 // nothing here: updateCardData (decks.repository.ts) indexes the text it writes. A move changes
 // no indexed text.
 import type { Db } from '../../db/database.ts';
-import { unindexCards } from '../search/search-index.repository.ts';
+import { unindexCards } from '../search-index/search-index.repository.ts';
 
 export interface CardIndexChange {
   readonly deckId: string;

@@ -13,7 +13,7 @@ import {
 } from '../decks/decks.schemas.ts';
 import { deleteSchedulesOfCard } from '../reviews/reviews.repository.ts';
 import { syncCardIndex } from './card-index.ts';
-import { contentHash } from './card-hash.ts';
+import { contentHash } from '../decks/card-hash.ts';
 import { normaliseCard, patchCard, serialiseContent, type CardContent } from './card-content.ts';
 
 export interface AppendCardsInput {

@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { assertBody } from '../../validation.ts';
-import { contentHash } from '../cards/card-hash.ts';
+import { contentHash } from '../decks/card-hash.ts';
 import { normaliseCard, serialiseContent } from '../cards/card-content.ts';
 import type { Actor } from '../identity/principal.ts';
 import { deckFieldsFromMeta, sameDeckFields } from '../decks/deck-fields.ts';

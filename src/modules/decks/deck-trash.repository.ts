@@ -1,6 +1,6 @@
 // SQL of the trash: a deck deleted (deleted_at set) stays whole for TRASH_DAYS, can be restored, and
 // is then purged with every row that belongs to it. The full-text index forgets a deck in the trash
-// (modules/search/search-index.repository.ts) and learns it again on restore.
+// (modules/search-index/search-index.repository.ts) and learns it again on restore.
 import type { Db } from '../../db/database.ts';
 import type { DeckRecord } from './decks.repository.ts';
 

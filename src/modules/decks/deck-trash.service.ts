@@ -9,7 +9,7 @@ import { inTransaction, type ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { continuationOf, keysetPage } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
-import { reindexDeck, unindexDeck } from '../search/search-index.repository.ts';
+import { reindexDeck, unindexDeck } from '../search-index/search-index.repository.ts';
 import { lockUser } from '../users/users.repository.ts';
 import { renderDeckBody } from './deck-body.ts';
 import { assertOwner, ifMatchHolds } from './deck-write.ts';

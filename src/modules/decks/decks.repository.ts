@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertRows } from '../../db/dialect-info.ts';
 import type { Visibility } from './decks.schemas.ts';
-import { indexCards, indexDeckDocument, indexNewCards, reindexDeckDocument, unindexCardsOfDeck } from '../search/search-index.repository.ts';
+import { indexCards, indexDeckDocument, indexNewCards, reindexDeckDocument, unindexCardsOfDeck } from '../search-index/search-index.repository.ts';
 
 export interface DeckRecord {
   id: string;

@@ -5,7 +5,7 @@ import { normaliseTags, sameDeckFields } from './deck-fields.ts';
 import { assertOwner, requireOwnedDeck, writeDeckAndRender } from './deck-write.ts';
 import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { deckDetail, deckSummary } from './decks.mappers.ts';
-import { searchDecks, type ListDecksInput } from '../search/search.service.ts';
+import { searchDecks, type ListDecksInput } from './deck-search.service.ts';
 import { countDecksOfUser, listCards, listDecksOfUser, type DeckFields } from './decks.repository.ts';
 import type { Capacity, DeckDetail, DeckList, DeckPatch } from './decks.schemas.ts';
 

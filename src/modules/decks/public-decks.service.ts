@@ -4,12 +4,12 @@
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { contentHash } from '../cards/card-hash.ts';
+import { contentHash } from './card-hash.ts';
 import type { Actor } from '../identity/principal.ts';
-import { searchDeckIds } from '../search/search.repository.ts';
-import { offsetOf, offsetPage, searchListName } from '../search/search.service.ts';
-import { queryWords } from '../search/search-text.ts';
-import type { CopiedDeck, PublicDeck, PublicDeckList, PublicDeckSummary } from '../search/search.schemas.ts';
+import { searchDeckIds } from './deck-search.repository.ts';
+import { offsetOf, offsetPage, searchListName } from './deck-search.service.ts';
+import { queryWords } from '../search-index/search-text.ts';
+import type { CopiedDeck, PublicDeck, PublicDeckList, PublicDeckSummary } from './deck-search.schemas.ts';
 import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { createDeck } from './deck-write.ts';
 import { deckDetail, deckSummary } from './decks.mappers.ts';

@@ -10,7 +10,7 @@ import { AppendBodySchema, AppendCardsResultSchema, CapacitySchema, CardDtoSchem
 import { AnswerBodySchema, AnswerResultSchema, SessionSchema, SessionStatsSchema, StartSessionBodySchema } from '../../modules/reviews/reviews.schemas.ts';
 import { WhoAmISchema } from '../../modules/tokens/whoami.ts';
 import { TrashedDeckSchema, TrashListSchema } from '../../modules/decks/deck-trash.schemas.ts';
-import { CardHitSchema, CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, PublicDeckSummarySchema, SearchResultsSchema } from '../../modules/search/search.schemas.ts';
+import { CardHitSchema, CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, PublicDeckSummarySchema, SearchResultsSchema } from '../../modules/decks/deck-search.schemas.ts';
 import { ErrorDetailsSchema } from './route-schemas.ts';
 import { TOKEN_SCOPES } from '../../modules/identity/scopes.ts';
 import { shapeDocument, type NamedSchemas, type OperationFacts } from './openapi-shape.ts';

@@ -6,7 +6,7 @@ import { exportDeckMarkdown } from '../../modules/deck-import/deck-markdown.ts';
 import { deleteDeck, listTrash, restoreDeck } from '../../modules/decks/deck-trash.service.ts';
 import { getDeckDetail } from '../../modules/decks/decks.service.ts';
 import { copyPublicDeck, getPublicDeck, listPublicDecks } from '../../modules/decks/public-decks.service.ts';
-import { connectorFetch, connectorSearch } from '../../modules/search/connector.service.ts';
+import { connectorFetch, connectorSearch } from '../../modules/connector/connector.service.ts';
 import type { ToolArguments } from './tool-schemas.ts';
 import { idempotentWrite, type ToolOutcome, type ToolSpec } from './tools.ts';
 import * as text from './deck-descriptions.ts';

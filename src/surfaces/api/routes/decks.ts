@@ -8,7 +8,7 @@ import { exportDeckMarkdown } from '../../../modules/deck-import/deck-markdown.t
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from '../../../modules/decks/decks.schemas.ts';
 import { isPromise } from '../../../promise.ts';
 import { NO_READS } from '../../../policy/policy.ts';
-import { SearchQuery, TagQuery } from '../../../modules/search/search.schemas.ts';
+import { SearchQuery, TagQuery } from '../../../modules/decks/deck-search.schemas.ts';
 import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type DeckBody } from '../../../modules/decks/decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });

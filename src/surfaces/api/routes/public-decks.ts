@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, IdempotencyKeyHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { PathId } from '../../../schemas/common.ts';
-import { CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, SearchQuery, TagQuery } from '../../../modules/search/search.schemas.ts';
+import { CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, SearchQuery, TagQuery } from '../../../modules/decks/deck-search.schemas.ts';
 import { copyPublicDeck, getPublicDeck, listPublicDecks } from '../../../modules/decks/public-decks.service.ts';
 
 const DeckIdParams = Type.Object({ deckId: PathId() });

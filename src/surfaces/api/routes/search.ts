@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, errorResponses } from '../route-schemas.ts';
-import { SearchQuery, SearchResultsSchema } from '../../../modules/search/search.schemas.ts';
-import { searchCards } from '../../../modules/search/search.service.ts';
+import { SearchQuery, SearchResultsSchema } from '../../../modules/decks/deck-search.schemas.ts';
+import { searchCards } from '../../../modules/decks/deck-search.service.ts';
 
 export const searchRoutes: RouteModule = (app, { ctx }) => {
   app.get('/search', {

@@ -6,7 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { isPostgres } from '../../db/dialect-info.ts';
-import { ownerToken } from './search-text.ts';
+import { ownerToken } from '../search-index/search-text.ts';
 
 /** Whose decks: one user's, or every user's public ones. */
 export type SearchScope = { readonly userId: string } | 'public';

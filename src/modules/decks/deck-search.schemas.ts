@@ -1,7 +1,7 @@
 // Shapes of search (GET /search, q and tag on GET /decks) and of public decks (GET /public/decks...).
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../schemas/common.ts';
-import { DeckDetailSchema, DeckSummarySchema } from '../decks/decks.schemas.ts';
+import { DeckDetailSchema, DeckSummarySchema } from './decks.schemas.ts';
 
 export const SEARCH_QUERY_MAX = 200;
 

@@ -9,9 +9,9 @@ import { exportDeckMarkdown } from '../deck-import/deck-markdown.ts';
 import { requireOwnedDeck } from '../decks/deck-write.ts';
 import { deckDetail, deckUrls } from '../decks/decks.mappers.ts';
 import { listCards } from '../decks/decks.repository.ts';
-import { findOwnCard, searchCardHits } from './search.repository.ts';
-import { searchDecks } from './search.service.ts';
-import { queryWords } from './search-text.ts';
+import { findOwnCard, searchCardHits } from '../decks/deck-search.repository.ts';
+import { searchDecks } from '../decks/deck-search.service.ts';
+import { queryWords } from '../search-index/search-text.ts';
 
 export interface ConnectorResult { id: string; title: string; url: string }
 export interface ConnectorDocument { id: string; title: string; text: string; url: string; metadata: Record<string, unknown> }

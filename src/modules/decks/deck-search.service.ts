@@ -5,12 +5,12 @@ import { createHash } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import { continuationOf, encodeCursor } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
-import { deckSummary } from '../decks/decks.mappers.ts';
-import { findDecks } from '../decks/decks.repository.ts';
-import type { DeckList } from '../decks/decks.schemas.ts';
-import { searchCardHits, searchDeckIds } from './search.repository.ts';
-import { queryWords } from './search-text.ts';
-import type { SearchResults } from './search.schemas.ts';
+import { deckSummary } from './decks.mappers.ts';
+import { findDecks } from './decks.repository.ts';
+import type { DeckList } from './decks.schemas.ts';
+import { searchCardHits, searchDeckIds } from './deck-search.repository.ts';
+import { queryWords } from '../search-index/search-text.ts';
+import type { SearchResults } from './deck-search.schemas.ts';
 
 /** The list a continuation token of a search belongs to: the operation and its query. */
 export function searchListName(operation: string, parts: readonly (string | undefined)[]): string {
