@@ -15,11 +15,11 @@ export const COMMON_CODES: readonly ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERR
 export function errorsParagraph(codes: readonly ErrorCode[]): string {
   const listed = codes.filter((c) => !COMMON_CODES.includes(c) && ERROR_CATALOG[c].advice !== undefined);
   if (listed.length === 0) return '';
-  return `\n\nErrors (isError; the text is {"error": {"code", "message", "details"}}): ${listed.join(', ')}.`;
+  return `\n\nErrors: ${listed.join(', ')}.`;
 }
 
 /** What to do about each error code a tool can return, for the server's instructions. */
 export function adviceParagraph(): string {
   const advised = Object.entries(ERROR_CATALOG).filter(([, entry]) => entry.advice !== undefined);
-  return `What to do about each error code: ${advised.map(([code, entry]) => `${code}: ${entry.advice ?? ''}`).join('; ')}.`;
+  return `A tool error is a result with isError true whose text is {"error": {"code", "message", "details", "requestId"}}; each tool's description names its codes. What to do about each error code: ${advised.map(([code, entry]) => `${code}: ${entry.advice ?? ''}`).join('; ')}.`;
 }

@@ -17,7 +17,7 @@ const HEADER_ARGS: Readonly<Partial<Record<string, string>>> = { 'if-match': 'if
 /** The header arguments' descriptions, in MCP's terms (the API's speak of headers). */
 const HEADER_DESCRIPTIONS: Readonly<Partial<Record<string, string>>> = {
   ifMatch: 'The deck version you read (get_deck `version`): the write is refused with VERSION_MISMATCH if the deck changed since. Optional.',
-  idempotencyKey: 'A key you make (8 to 128 characters, e.g. a UUID), new for each new request and the same when you retry it: a retry with the same key and arguments returns the first result and does nothing again; the same key with other arguments is IDEMPOTENCY_CONFLICT; while the first call runs, IDEMPOTENCY_KEY_IN_USE (retry after the seconds given). Kept 24 hours.',
+  idempotencyKey: '8 to 128 characters (e.g. a UUID), new per request, the same on retry: a retry returns the first result and does nothing again. Kept 24 hours.',
 };
 
 /** The markdown alternative of an import body (the API takes it as a text/markdown body). */

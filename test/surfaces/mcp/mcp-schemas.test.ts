@@ -155,6 +155,7 @@ describe('MCP tool schemas', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     const bytes = Buffer.byteLength(await res.text());
-    assert.ok(bytes <= 64 * 1024, `tools/list is ${bytes} bytes`);
+    // 64 KB read as 64,000 bytes, the stricter reading of DECISIONS.
+    assert.ok(bytes <= 64_000, `tools/list is ${bytes} bytes`);
   });
 });
