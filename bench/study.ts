@@ -14,7 +14,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { dueCountsOf } from '../src/modules/learning/study.service.ts';
+import { dueCountsOfDecks } from '../src/modules/reviews/review-overview.service.ts';
 import { SESSION_COOKIE } from '../src/surfaces/page-security.ts';
 import { signInCookie } from '../test/helpers/web.ts';
 import { benchDeck } from './deck-fixture.ts';
@@ -77,11 +77,11 @@ async function main(): Promise<void> {
     }
 
     // Of which the counts: the one grouped query for the 50 decks listed.
-    const listed = (await app.inject({ method: 'GET', url: '/api/v1/decks?limit=50', headers: auth })).json<{ items: { id: string }[] }>().items.map((d) => d.id);
+    const listed = (await app.inject({ method: 'GET', url: '/api/v1/decks?limit=50', headers: auth })).json<{ items: { id: string; cardCount: number }[] }>().items;
     const counting: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const t = performance.now();
-      await dueCountsOf(app.services, { userId: user.id }, { deckIds: listed });
+      await dueCountsOfDecks(app.services, { userId: user.id }, { decks: listed });
       counting.push(performance.now() - t);
     }
 

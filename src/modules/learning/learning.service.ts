@@ -11,7 +11,7 @@ import type { RenderedCard } from '../rendering/card-renderer.ts';
 import type { RenderedDeck } from '../rendering/rendered-deck-cache.ts';
 import { answerCard, completeSession, findActiveSessionOfDeck, getSession, startSession } from '../reviews/reviews.service.ts';
 import type { ReviewRating, Session } from '../reviews/reviews.schemas.ts';
-import { dueCountOf, type DeckDueCount } from './study.service.ts';
+import { dueCountsOfDecks, type DeckDueCount } from '../reviews/review-overview.service.ts';
 
 export interface DeckPage {
   deck: DeckRecord;
@@ -82,6 +82,12 @@ function nextCard(session: Session, rendered: RenderedDeck): { card: RenderedCar
   return null;
 }
 
+/** The deck's due and new counts (the figures of GET /reviews/due for this deck). */
+async function dueCountOf(ctx: ServiceContext, owner: Actor, page: DeckPage): Promise<DeckDueCount> {
+  const counts = await dueCountsOfDecks(ctx, owner, { decks: [page.deck] });
+  return counts.get(page.deck.id) ?? { deckId: page.deck.id, due: 0, new: 0, nextDueAt: null };
+}
+
 /**
  * The owner's review of the deck: the active session resumed while it has cards left, else a new
  * one when a card is due or new (nothing is started when none is: the page says when the next
@@ -93,16 +99,16 @@ export async function studyDeck(ctx: ServiceContext, owner: Actor, page: DeckPag
   if (input.sessionId !== undefined) {
     const session = await getSession(ctx, owner, { sessionId: input.sessionId });
     if (session.deckId !== deckId) throw new AppError('SESSION_NOT_FOUND', `Review session ${input.sessionId} was not found`);
-    if (session.status === 'completed') return { kind: 'completed', session, counts: await dueCountOf(ctx, owner, { deckId }) };
+    if (session.status === 'completed') return { kind: 'completed', session, counts: await dueCountOf(ctx, owner, page) };
   }
   const active = await findActiveSessionOfDeck(ctx, owner, { deckId });
   if (active !== null && active.cards.length > 0) {
     const next = nextCard(active, page.rendered);
     if (next !== null) return { kind: 'card', session: active, ...next };
     const completed = await completeSession(ctx, owner, { sessionId: active.id });
-    return { kind: 'completed', session: completed, counts: await dueCountOf(ctx, owner, { deckId }) };
+    return { kind: 'completed', session: completed, counts: await dueCountOf(ctx, owner, page) };
   }
-  const counts = await dueCountOf(ctx, owner, { deckId });
+  const counts = await dueCountOf(ctx, owner, page);
   if (counts.due + counts.new === 0) return { kind: 'nothing-due', counts };
   // Replaces an empty active session (one started with nothing due, before this rule) by a new one.
   const session = await startSession(ctx, owner, { deckId, ...LEARNING_VIEW_SESSION });

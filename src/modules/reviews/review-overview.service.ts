@@ -5,11 +5,21 @@ import { continuationOf, keysetPage } from '../../keyset-cursor.ts';
 import type { Actor } from '../identity/principal.ts';
 import { requireOwnedDeck } from '../decks/deck-write.ts';
 import { listCards, listDeckHeadsOfUser } from '../decks/decks.repository.ts';
-import { dueCountsOfUser, listSchedulesOfDeck, listSessionsOfUser, type SessionRecord } from './reviews.repository.ts';
+import { dueCountsOfUser, listSchedulesOfDeck, listSessionsOfUser, type DeckDueCounts, type SessionRecord } from './reviews.repository.ts';
 import type { Due, Schedule, SessionList, SessionStatus, SessionSummary } from './reviews.schemas.ts';
 
 /** ts-fsrs's State, by its number as stored. */
 const STATES = ['new', 'learning', 'review', 'relearning'] as const;
+
+/** One deck's due and new counts and next due time: an entry of `GET /reviews/due` without its title. */
+export type DeckDueCount = Omit<Due['decks'][number], 'title'>;
+
+interface CountedDeck { id: string; cardCount: number }
+
+/** New cards are the deck's cards the user never reviewed (those without a schedule). */
+function deckDueCount(deck: CountedDeck, c: DeckDueCounts | undefined): DeckDueCount {
+  return { deckId: deck.id, due: c?.due ?? 0, new: Math.max(0, deck.cardCount - (c?.reviewed ?? 0)), nextDueAt: c?.nextDue ?? null };
+}
 
 /** Every deck of the user with its due and new counts and the next due time still to come. */
 export async function listDue(ctx: ServiceContext, actor: Actor): Promise<Due> {
@@ -18,14 +28,24 @@ export async function listDue(ctx: ServiceContext, actor: Actor): Promise<Due> {
   const byDeck = new Map(counts.map((c) => [c.deckId, c]));
   const total = { due: 0, new: 0 };
   const rows = decks.map((deck) => {
-    const c = byDeck.get(deck.id);
-    const due = c?.due ?? 0;
-    const fresh = Math.max(0, deck.cardCount - (c?.reviewed ?? 0));
-    total.due += due;
-    total.new += fresh;
-    return { deckId: deck.id, title: deck.title, due, new: fresh, nextDueAt: c?.nextDue ?? null };
+    const count = deckDueCount(deck, byDeck.get(deck.id));
+    total.due += count.due;
+    total.new += count.new;
+    return { deckId: deck.id, title: deck.title, due: count.due, new: count.new, nextDueAt: count.nextDueAt };
   });
   return { decks: rows, total };
+}
+
+/**
+ * The same counts as `listDue` for some of the actor's decks (a page of them, or the one being
+ * studied), by the same index range narrowed to those decks. The caller passes decks it read as
+ * the actor's and not in the trash; their card counts give the new cards.
+ */
+export async function dueCountsOfDecks(ctx: ServiceContext, actor: Actor, input: { decks: readonly CountedDeck[] }): Promise<Map<string, DeckDueCount>> {
+  const now = ctx.clock.now().toISOString();
+  const counts = await dueCountsOfUser(ctx.db, actor.userId, now, input.decks.map((d) => d.id));
+  const byDeck = new Map(counts.map((c) => [c.deckId, c]));
+  return new Map(input.decks.map((deck) => [deck.id, deckDueCount(deck, byDeck.get(deck.id))]));
 }
 
 /** Every card of a deck named in the path, in deck order, with the user's FSRS schedule of it. */

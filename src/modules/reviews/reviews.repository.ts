@@ -195,19 +195,20 @@ export interface DeckDueCounts {
 
 /**
  * Per deck, the user's reviewed, due and next-due figures: one range of the (user, deck, due)
- * index, whatever the number of decks.
+ * index, whatever the number of decks; only the decks `deckIds` when given (a page of them).
  */
-export async function dueCountsOfUser(db: Db, userId: string, now: string): Promise<DeckDueCounts[]> {
-  const rows = await db.selectFrom('card_schedules')
+export async function dueCountsOfUser(db: Db, userId: string, now: string, deckIds?: readonly string[]): Promise<DeckDueCounts[]> {
+  if (deckIds?.length === 0) return [];
+  let query = db.selectFrom('card_schedules')
     .select((eb) => [
       'deck_id',
       eb.fn.countAll().as('reviewed'),
       eb.fn.sum(eb.case().when('due', '<=', now).then(1).else(0).end()).as('due'),
       eb.fn.min(eb.case().when('due', '>', now).then(eb.ref('due')).end()).as('next_due'),
     ])
-    .where('user_id', '=', userId).where('deck_id', 'is not', null)
-    .groupBy('deck_id')
-    .execute();
+    .where('user_id', '=', userId).where('deck_id', 'is not', null);
+  if (deckIds !== undefined) query = query.where('deck_id', 'in', deckIds);
+  const rows = await query.groupBy('deck_id').execute();
   // Grouped rows have at least one schedule each: the sum is never null.
   return rows.map((r) => ({ deckId: r.deck_id as string, reviewed: Number(r.reviewed), due: Number(r.due), nextDue: r.next_due }));
 }

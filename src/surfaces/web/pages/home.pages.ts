@@ -3,7 +3,7 @@
 // new cards (one grouped count for the page) and `Study now`.
 import type { FastifyInstance } from 'fastify';
 import { listDecks } from '../../../modules/decks/decks.service.ts';
-import { dueCountsOf } from '../../../modules/learning/study.service.ts';
+import { dueCountsOfDecks } from '../../../modules/reviews/review-overview.service.ts';
 import { shownTime } from '../time-words.ts';
 import { field, renderPage } from '../render.ts';
 import type { WebDeps } from '../web.surface.ts';
@@ -17,7 +17,7 @@ export function homePages(scope: FastifyInstance, { ctx }: WebDeps): void {
     if (viewer === null) return renderPage(request, reply, 'home', { title: 'Flashdeck' });
     const after = field(request.query, 'after');
     const page = await listDecks(ctx, viewer, { limit: DECKS_PER_PAGE, token: after === '' ? undefined : after });
-    const counts = await dueCountsOf(ctx, viewer, { deckIds: page.items.map((d) => d.id) });
+    const counts = await dueCountsOfDecks(ctx, viewer, { decks: page.items });
     const now = ctx.clock.now();
     return renderPage(request, reply, 'home', {
       title: 'My decks',

@@ -6,7 +6,7 @@ import { AppError } from '../../../errors.ts';
 import type { Visibility } from '../../../modules/decks/decks.schemas.ts';
 import { sideHtml, type RenderedCard } from '../../../modules/rendering/card-renderer.ts';
 import { RATINGS, type ReviewRating, type Session } from '../../../modules/reviews/reviews.schemas.ts';
-import type { DeckDueCount } from '../../../modules/learning/study.service.ts';
+import type { DeckDueCount } from '../../../modules/reviews/review-overview.service.ts';
 import { intervalText, intervalWords, shownTime } from '../time-words.ts';
 import type { DeckPage, StudyState } from '../../../modules/learning/learning.service.ts';
 import { deckPath } from './deck-paths.ts';
