@@ -13,6 +13,7 @@ import { purgeExpiredKeys } from './modules/idempotency/idempotency.service.ts';
 import type { MetadataFetchOptions } from './modules/oauth/metadata-fetch.ts';
 import { purgeExpiredOauth } from './modules/oauth/oauth.service.ts';
 import { oauthVerifier } from './modules/oauth/oauth-verifier.ts';
+import { oauthSigningKey } from './modules/oauth/oauth-provider.service.ts';
 import { purgeUnreferencedMedia } from './modules/media/media.service.ts';
 import { purgeIdleSessions } from './modules/sessions/sessions.service.ts';
 import { purgeTrash } from './modules/decks/deck-trash.service.ts';
@@ -128,9 +129,9 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   });
 
   const oauth = new AuthorizationServer(async () => {
-    const { createProvider, oauthSigningKey } = await import('./surfaces/oauth/provider.ts');
+    const { createProvider } = await import('./surfaces/oauth/provider.ts');
     const provider = createProvider(services, {
-      signingKey: await oauthSigningKey(store.db),
+      signingKey: await oauthSigningKey(services),
       // DECISIONS: a token is bound to the API or to the MCP endpoint, whichever it was asked for.
       resources: [apiResource(config.publicUrl).resource.resource, `${config.publicUrl}/mcp`], trustProxy: config.trustProxy, fetch: overrides.oauthFetch });
     // oidc-provider renders its own 500s (server_error, no detail); the cause goes to the log.

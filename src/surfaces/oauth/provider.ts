@@ -2,14 +2,12 @@
 // DECISIONS "OAuth 2.1": issuer PUBLIC_URL, endpoints under /oauth/, authorization code with PKCE
 // S256 only (plus refresh, rotated, a reused one revoking the grant), dynamic registration and
 // client ID metadata documents, tokens bound to the API or the MCP endpoint (RFC 8707), one hour.
-// Its state lives in the project's database (modules/oauth/oauth-adapter.ts).
-import { createHmac, generateKeyPairSync } from 'node:crypto';
+// Its state and signing key live in the project's database (modules/oauth/oauth-provider.service.ts).
+import { createHmac } from 'node:crypto';
 import Provider, { errors, interactionPolicy, type OidcClient, type OidcContext } from 'oidc-provider';
 import type { ServiceContext } from '../../context.ts';
-import type { Db } from '../../db/database.ts';
-import { getOrCreateSecret } from '../../modules/system/settings.repository.ts';
 import { guardedFetch, METADATA_MAX_BYTES, type MetadataFetchOptions } from '../../modules/oauth/metadata-fetch.ts';
-import { oauthAdapter } from '../../modules/oauth/oauth-adapter.ts';
+import { oauthStorage } from '../../modules/oauth/oauth-provider.service.ts';
 import { escapeHtml } from '../../modules/rendering/html-escape.ts';
 import { redirectKind } from '../../modules/oauth/redirect-uris.ts';
 import { authorizationScope } from '../../modules/oauth/authorization-scopes.ts';
@@ -19,19 +17,6 @@ import { OAUTH_PREFIX } from './authorization-server.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_S = 90 * 86_400;
-
-/**
- * The key oidc-provider signs with (ID tokens, should a client ask for `openid`): made once per
- * deployment and kept in the database, so every instance signs with the same one.
- */
-export async function oauthSigningKey(db: Db): Promise<Record<string, unknown>> {
-  const stored = await getOrCreateSecret(db, 'oauth_signing_jwk', () => JSON.stringify(
-    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }),
-  ));
-  // Our own text, written above: not outside input.
-  const jwk = JSON.parse(stored) as Record<string, unknown>;
-  return { ...jwk, alg: 'ES256', use: 'sig', kid: createHmac('sha256', 'kid').update(String(jwk.x)).digest('base64url').slice(0, 16) };
-}
 
 export interface ProviderOptions {
   signingKey: Record<string, unknown>;
@@ -128,7 +113,7 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
   ));
 
   const provider = new Provider(ctx.publicUrl, {
-    adapter: oauthAdapter(ctx.db, ctx.clock),
+    adapter: oauthStorage(ctx),
     jwks: { keys: [options.signingKey] },
     routes: {
       authorization: `${OAUTH_PREFIX}/authorize`,
