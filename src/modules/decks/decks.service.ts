@@ -6,7 +6,7 @@ import { assertOwner, requireOwnedDeck, writeDeckAndRender } from './deck-write.
 import { decodeDeckCursor, encodeDeckCursor } from './deck-cursor.ts';
 import { deckDetail, deckSummary } from './decks.mappers.ts';
 import { searchDecks, type ListDecksInput } from './deck-search.service.ts';
-import { countDecksOfUser, listCards, listDecksOfUser, type DeckFields } from './decks.repository.ts';
+import { countDecksOfUser, findDeck, findDeckInAnyState, listCards, listDecksOfUser, type DeckFields, type DeckInAnyState, type DeckRecord } from './decks.repository.ts';
 import type { Capacity, DeckDetail, DeckList, DeckPatch } from './decks.schemas.ts';
 
 /** GET /decks: every deck (updatedAt descending) or those with a tag; with `q`, those matching it by relevance. */
@@ -101,4 +101,19 @@ export async function getCapacity(ctx: ServiceContext, actor: Actor): Promise<Ca
     current_decks: current,
     deck_limit: ctx.deckLimit,
   };
+}
+
+/**
+ * The actor's deck for the pages that name one (confirm, export, what an import made): null for a
+ * missing deck, one in the trash and another person's alike, so a page cannot tell them apart.
+ */
+export async function findOwnDeck(ctx: ServiceContext, actor: Actor, input: { deckId: string }): Promise<DeckRecord | null> {
+  const deck = await findDeck(ctx.db, input.deckId);
+  return deck !== null && deck.userId === actor.userId ? deck : null;
+}
+
+/** As `findOwnDeck`, a deck in the trash included (the trash page names what it just moved). */
+export async function findOwnDeckInAnyState(ctx: ServiceContext, actor: Actor, input: { deckId: string }): Promise<DeckInAnyState | null> {
+  const deck = await findDeckInAnyState(ctx.db, input.deckId);
+  return deck !== null && deck.userId === actor.userId ? deck : null;
 }

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../identity/principal.ts';
 import { cardDto } from '../decks/decks.mappers.ts';
+import type { CardDto } from '../decks/decks.schemas.ts';
 import { findDeck, listCards, type DeckRecord } from '../decks/decks.repository.ts';
 import type { RenderedCard } from '../rendering/card-renderer.ts';
 import type { RenderedDeck } from '../rendering/rendered-deck-cache.ts';
@@ -41,6 +42,11 @@ export async function openDeck(ctx: ServiceContext, viewer: Actor | null, input:
   const rendered = cache.get(deck.id, deck.updatedAt)
     ?? await cache.render(deck.id, deck.updatedAt, (await listCards(ctx.db, deck.id)).map(cardDto));
   return { deck, isOwner: viewer?.userId === deck.userId, rendered };
+}
+
+/** The cards of a deck the viewer opened (the editor lists them), in deck order. */
+export async function cardsOfDeck(ctx: ServiceContext, page: DeckPage): Promise<CardDto[]> {
+  return (await listCards(ctx.db, page.deck.id)).map(cardDto);
 }
 
 /** The deck for its owner only (the editor): DECK_NOT_FOUND for anyone else, as in the learning view. */

@@ -11,8 +11,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import { AppError, isAppError } from '../../../errors.ts';
 import { NO_READS } from '../../../policy/policy.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
-import { cardDto } from '../../../modules/decks/decks.mappers.ts';
-import { listCards } from '../../../modules/decks/decks.repository.ts';
 import {
   addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
 } from '../../../modules/learning/editor.service.ts';
@@ -106,9 +104,9 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
   const load = editorLoader();
 
   async function editor(request: FastifyRequest, reply: FastifyReply, owner: Actor, deckId: string, extra: Partial<EditorInput>, status = 200) {
-    const { openOwnDeck, editorView } = await load();
+    const { openOwnDeck, cardsOfDeck, editorView } = await load();
     const page = await openOwnDeck(ctx, owner, { deckId });
-    const cards = (await listCards(ctx.db, page.deck.id)).map(cardDto);
+    const cards = await cardsOfDeck(ctx, page);
     const view = editorView({ page, cards, cardId: null, ...extra });
     void reply.header('X-Robots-Tag', 'noindex');
     const math = view.form.preview.includes('class="katex') || (view.saved?.includes('class="katex') ?? false);

@@ -9,7 +9,7 @@ import { AppError, isAppError } from '../../../errors.ts';
 import { NO_READS } from '../../../policy/policy.ts';
 import { deckFileKind, exportDeckFile, importDeckFile, type ExportFormat } from '../../../modules/deck-files/deck-files.service.ts';
 import { importDeck } from '../../../modules/deck-import/deck-import.service.ts';
-import { findDeck } from '../../../modules/decks/decks.repository.ts';
+import { findOwnDeck } from '../../../modules/decks/decks.service.ts';
 import { createEmptyDeck } from '../../../modules/decks/new-deck.service.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
 import { contentDisposition } from '../../api/routes/anki.ts';
@@ -132,8 +132,8 @@ export function managePages(scope: FastifyInstance, { ctx, policy, config }: Web
     const ids = queryValues(request.query, 'deck').slice(0, 100);
     const decks = [];
     for (const id of ids) {
-      const deck = await findDeck(ctx.db, id);
-      decks.push(deck !== null && deck.userId === owner.userId
+      const deck = await findOwnDeck(ctx, owner, { deckId: id });
+      decks.push(deck !== null
         ? { title: deck.title, cardCount: deck.cardCount, editPath: `${deckPath(deck.id)}/edit`, learnPath: deckPath(deck.id) }
         : null);
     }
@@ -148,9 +148,9 @@ export function managePages(scope: FastifyInstance, { ctx, policy, config }: Web
   scope.get<{ Params: Params & { format: string } }>('/decks/:deckId/export/:format', SIGNED_IN, async (request, reply) => {
     const owner = viewerOf(request);
     const format = EXPORTS.get(request.params.format);
-    const deck = await findDeck(ctx.db, request.params.deckId);
+    const deck = await findOwnDeck(ctx, owner, { deckId: request.params.deckId });
     // Another person's deck is not found, as on the editor.
-    if (deck === null || deck.userId !== owner.userId || format === undefined) throw new AppError('DECK_NOT_FOUND', 'No such deck');
+    if (deck === null || format === undefined) throw new AppError('DECK_NOT_FOUND', 'No such deck');
     const file = await exportDeckFile(ctx, owner, { deckId: deck.id, format });
     return reply.type(file.contentType).header('Content-Disposition', contentDisposition(file.fileName))
       .header('Cache-Control', 'no-store').header('X-Robots-Tag', 'noindex').send(file.data);

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
 import { deleteDeck, listTrash, restoreDeck, TRASH_DAYS } from '../../../modules/decks/deck-trash.service.ts';
-import { findDeck, findDeckInAnyState } from '../../../modules/decks/decks.repository.ts';
+import { findOwnDeck, findOwnDeckInAnyState } from '../../../modules/decks/decks.service.ts';
 import { field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
@@ -20,9 +20,9 @@ type Params = { deckId: string };
 export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
   scope.get<{ Params: Params }>('/decks/:deckId/delete', SIGNED_IN, async (request, reply) => {
     const owner = viewerOf(request);
-    const deck = await findDeck(ctx.db, request.params.deckId);
+    const deck = await findOwnDeck(ctx, owner, { deckId: request.params.deckId });
     // Another person's deck, or one already in the trash, is not found, as on the editor.
-    if (deck === null || deck.userId !== owner.userId) throw new AppError('DECK_NOT_FOUND', 'No such deck');
+    if (deck === null) throw new AppError('DECK_NOT_FOUND', 'No such deck');
     return renderPage(request, reply, 'decks/delete', {
       title: `Delete “${deck.title}”?`, deck: { id: deck.id, title: deck.title, cardCount: deck.cardCount, editPath: `${deckPath(deck.id)}/edit` },
       version: deck.updatedAt, trashDays: TRASH_DAYS, noindex: true,
@@ -31,8 +31,8 @@ export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): vo
 
   scope.post<{ Params: Params }>('/decks/:deckId/delete', SIGNED_IN_FORM, async (request, reply) => {
     const owner = viewerOf(request);
-    const deck = await findDeck(ctx.db, request.params.deckId);
-    if (deck === null || deck.userId !== owner.userId) throw new AppError('DECK_NOT_FOUND', 'No such deck');
+    const deck = await findOwnDeck(ctx, owner, { deckId: request.params.deckId });
+    if (deck === null) throw new AppError('DECK_NOT_FOUND', 'No such deck');
     await policy.admit(policy.cardWriteBucket(owner), null, []);
     // No If-Match: the confirm page asked about the deck, whatever changed in it since.
     await deleteDeck(ctx, owner, { deckId: deck.id });
@@ -49,8 +49,8 @@ export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): vo
       const restored = field(request.query, 'restored');
       const id = deleted || restored;
       if (id === '') return null;
-      const deck = await findDeckInAnyState(ctx.db, id);
-      if (deck === null || deck.userId !== owner.userId) return null;
+      const deck = await findOwnDeckInAnyState(ctx, owner, { deckId: id });
+      if (deck === null) return null;
       return deleted !== ''
         ? { text: `“${deck.title}” is in the trash.`, link: null }
         : { text: `“${deck.title}” is restored.`, link: { url: `${deckPath(deck.id)}/edit`, text: `Edit ${deck.title}` } };
