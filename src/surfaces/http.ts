@@ -173,3 +173,9 @@ export function addRouteHook(route: RouteHooks, name: 'onRequest' | 'preValidati
   const existing = route[name];
   route[name] = existing === undefined ? [hook] : [...(Array.isArray(existing) ? (existing as unknown[]) : [existing]), hook];
 }
+
+/** RFC 6266: an ASCII name for every client, the exact one (RFC 8187) for those that read it. */
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

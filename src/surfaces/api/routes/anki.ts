@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { principalOf, type RouteModule } from '../../http.ts';
+import { contentDisposition, principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { ImportResultSchema, WarningSchema } from '../../../modules/decks/decks.schemas.ts';
 import { exportDeckApkg } from '../../../modules/anki/anki-export.service.ts';
@@ -15,12 +15,6 @@ export const AnkiImportResultSchema = Type.Object({
   warnings: Type.Array(WarningSchema, { description: 'About the package as a whole (DECK_SPLIT); warnings about cards are in each deck' }),
   idempotencyKey: Type.Optional(Type.String()),
 }, { additionalProperties: false });
-
-/** RFC 6266: an ASCII name for every client, the exact one (RFC 8187) for those that read it. */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
 
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
 

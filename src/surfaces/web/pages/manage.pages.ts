@@ -12,7 +12,7 @@ import { importDeck } from '../../../modules/deck-import/deck-import.service.ts'
 import { findOwnDeck } from '../../../modules/decks/decks.service.ts';
 import { createEmptyDeck } from '../../../modules/decks/new-deck.service.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
-import { contentDisposition } from '../../api/routes/anki.ts';
+import { contentDisposition } from '../../http.ts';
 import { fieldMessage } from '../field-messages.ts';
 import { field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
 import { requireViewer, viewerOf } from '../session.ts';
