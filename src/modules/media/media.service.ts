@@ -14,6 +14,9 @@ import {
 } from './media.repository.ts';
 import type { StoredMedia } from './media.schemas.ts';
 
+/** A stored image as the media surface serves it. */
+export type { MediaBlob } from './media.repository.ts';
+
 /** An image checked and hashed, ready to be stored. */
 export interface PreparedImage {
   readonly hash: string;
