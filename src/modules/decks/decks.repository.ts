@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertRows } from '../../db/dialect-info.ts';
 import type { Visibility } from './decks.schemas.ts';
-import { indexCards, indexDeckDocument, indexNewCards, reindexDeckDocument, unindexCardsOfDeck } from '../search-index/search-index.repository.ts';
+import { indexCards, indexNewCards, indexNewDeckDocument, reindexDeckDocument, unindexCardsOfDeck } from '../search-index/search-index.repository.ts';
 
 export interface DeckRecord {
   id: string;
@@ -132,7 +132,7 @@ export async function insertDeck(db: Db, deck: DeckRecord): Promise<void> {
     db, deck.id, deck.userId, deck.title, deck.description, deck.lang, deck.visibility, JSON.stringify(deck.tags), deck.thumbnail,
     deck.cardCount, deck.createdAt, deck.updatedAt,
   );
-  await indexDeckDocument(db, deck);
+  await indexNewDeckDocument(db, deck);
 }
 
 /**
