@@ -93,8 +93,8 @@ describe('HTTP semantics', () => {
 
   test('should answer a known path with another method with 405 METHOD_NOT_ALLOWED and Allow', async () => {
     const cases: [string, string, string[]][] = [
-      ['DELETE', `/decks/${deckId}`, ['GET', 'HEAD', 'OPTIONS', 'PATCH']],
-      ['PUT', `/decks/${deckId}`, ['GET', 'HEAD', 'OPTIONS', 'PATCH']],
+      ['POST', `/decks/${deckId}`, ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH']],
+      ['PUT', `/decks/${deckId}`, ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH']],
       ['POST', '/whoami', ['GET', 'HEAD', 'OPTIONS']],
       ['PUT', `/decks/${deckId}/cards/crd_x`, ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH']],
     ];

@@ -208,7 +208,7 @@ describe('flashdeck CLI', () => {
   });
 
   test('should reject an unknown command with a non-zero exit', async () => {
-    const run = await runCli(['decks', 'delete'], env);
+    const run = await runCli(['decks', 'shred'], env);
     assert.notEqual(run.code, 0);
     assert.match(run.stderr, /unknown command/);
   });
