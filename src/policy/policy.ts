@@ -256,6 +256,11 @@ export class Policy {
     return this.admitNow(bucket, address, reads);
   }
 
+  /** One write from the pages (cards, decks, imports, restores, copies) in the person's web bucket. */
+  async admitWebWrite(actor: Actor): Promise<void> {
+    await this.admitNow(this.cardWriteBucket(actor), null, NO_READS);
+  }
+
   /**
    * admit, without a promise when the store counts in memory (a single instance): the refusal is
    * then thrown at once.

@@ -9,7 +9,6 @@
 // The renderers are loaded by the first request to these pages, as for the learning view.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
-import { NO_READS } from '../../../policy/policy.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
 import {
   addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
@@ -154,7 +153,7 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
   async function admitCardWrite(owner: Actor, deckId: string): Promise<void> {
     const { openOwnDeck } = await load();
     await openOwnDeck(ctx, owner, { deckId }); // someone else's deck is 404 before it costs them
-    await policy.admit(policy.cardWriteBucket(owner), null, NO_READS);
+    await policy.admitWebWrite(owner);
   }
 
   scope.post<{ Params: Params }>('/decks/:deckId/edit/deck', OWNER_FORM, async (request, reply) => {

@@ -46,7 +46,7 @@ export function explorePages(scope: FastifyInstance, { ctx, policy }: WebDeps): 
 
   scope.post<{ Params: Params }>('/explore/:deckId/copy', SIGNED_IN_FORM, async (request, reply) => {
     const owner = viewerOf(request);
-    await policy.admit(policy.cardWriteBucket(owner), null, []);
+    await policy.admitWebWrite(owner);
     let copyId: string;
     try {
       copyId = (await copyPublicDeck(ctx, owner, { deckId: request.params.deckId })).id;

@@ -6,12 +6,10 @@
 // 429 page with Retry-After when spent). docs/web.md, "Managing decks".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
-import { NO_READS } from '../../../policy/policy.ts';
 import { deckFileKind, exportDeckFile, importDeckFile, type ExportFormat } from '../../../modules/deck-files/deck-files.service.ts';
 import { importDeck } from '../../../modules/deck-import/deck-import.service.ts';
 import { findOwnDeck } from '../../../modules/decks/decks.service.ts';
 import { createEmptyDeck } from '../../../modules/decks/new-deck.service.ts';
-import type { Actor } from '../../../modules/identity/principal.ts';
 import { contentDisposition } from '../../http.ts';
 import { fieldMessage } from '../field-messages.ts';
 import { field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
@@ -75,14 +73,13 @@ function queryValues(query: unknown, name: string): string[] {
 
 export function managePages(scope: FastifyInstance, { ctx, policy, config }: WebDeps): void {
   /** Every write from these pages counts in the person's web bucket, as the editor's card writes do. */
-  const admit = (owner: Actor) => policy.admit(policy.cardWriteBucket(owner), null, NO_READS);
 
   scope.get('/decks/new', SIGNED_IN, async (request, reply) => renderPage(request, reply, 'decks/new', { title: 'New deck', values: { title: '' }, problem: null }));
 
   scope.post('/decks/new', SIGNED_IN_FORM, async (request, reply) => {
     const owner = viewerOf(request);
     const title = field(request.body, 'title');
-    await admit(owner);
+    await policy.admitWebWrite(owner);
     const made = await tried(() => createEmptyDeck(ctx, owner, { title }));
     if (!made.ok) return renderPage(request, reply, 'decks/new', { title: 'New deck', values: { title }, problem: refusalText(made.error) }, made.error.status);
     return seeOther(reply, `${deckPath(made.value.id)}/edit?saved=created`);
@@ -109,7 +106,7 @@ export function managePages(scope: FastifyInstance, { ctx, policy, config }: Web
     if (file === null && markdown.trim() === '') {
       return importPage(request, reply, { problem: 'Paste a deck in Markdown, or choose a file.' }, 400);
     }
-    await admit(owner);
+    await policy.admitWebWrite(owner);
     const imported = await tried(async () => {
       if (file === null) {
         const result = await importDeck(ctx, owner, { source: { format: 'markdown', text: markdown.replace(/\r\n?/g, '\n') }, mode: 'create' });

@@ -33,7 +33,7 @@ export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): vo
     const owner = viewerOf(request);
     const deck = await findOwnDeck(ctx, owner, { deckId: request.params.deckId });
     if (deck === null) throw new AppError('DECK_NOT_FOUND', 'No such deck');
-    await policy.admit(policy.cardWriteBucket(owner), null, []);
+    await policy.admitWebWrite(owner);
     // No If-Match: the confirm page asked about the deck, whatever changed in it since.
     await deleteDeck(ctx, owner, { deckId: deck.id });
     return seeOther(reply, `/settings/trash?deleted=${encodeURIComponent(deck.id)}`);
@@ -72,7 +72,7 @@ export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): vo
 
   scope.post<{ Params: Params }>('/settings/trash/:deckId/restore', SIGNED_IN_FORM, async (request, reply) => {
     const owner = viewerOf(request);
-    await policy.admit(policy.cardWriteBucket(owner), null, []);
+    await policy.admitWebWrite(owner);
     try {
       await restoreDeck(ctx, owner, { deckId: request.params.deckId });
     } catch (error) {
