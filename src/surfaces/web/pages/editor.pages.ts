@@ -17,21 +17,19 @@ import { deleteDeckCard } from '../../../modules/cards/cards.service.ts';
 import { MAX_IMAGE_BYTES } from '../../../modules/media/image-probe.ts';
 import { uploadMedia } from '../../../modules/media/media.service.ts';
 import { fieldMessage } from '../field-messages.ts';
-import { renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
-import { pageHelmet } from '../../page-security.ts';
+import { renderPage, seeOther, SIGNED_IN } from '../render.ts';
+import { formOf, one, type Query } from '../form-fields.ts';
 import { requireViewer, viewerOf } from '../session.ts';
 import { uploadedFile, uploadLimits } from '../uploads.ts';
 import type { WebDeps } from '../web.surface.ts';
 import { deckPath } from './deck-paths.ts';
 import type { EditorInput } from './editor.views.ts';
-import { CARD_STYLESHEETS } from './learning.pages.ts';
+import { CARD_CSP, CARD_STYLESHEETS, OWNER_FORM } from './learning.pages.ts';
 
 /** KaTeX's stylesheet only when a formula is on the page (24 KiB and a request less before first paint); the preview's script adds it when a formula appears. */
 const PLAIN_STYLESHEETS = CARD_STYLESHEETS.slice(1);
 
-const CARD_CSP = pageHelmet({ styleAttributes: true, httpsImages: true });
 const OWNER_CARDS: RouteShorthandOptions = { ...SIGNED_IN, helmet: CARD_CSP };
-const OWNER_FORM: RouteShorthandOptions = { ...SIGNED_IN_FORM, helmet: CARD_CSP };
 /** A card form: sign-in checked before the body is read, then at most one image a side. */
 const OWNER_CARD_FORM: RouteShorthandOptions = {
   ...OWNER_FORM, onRequest: requireViewer, config: uploadLimits({ files: 2, fileSize: MAX_IMAGE_BYTES }),
@@ -39,28 +37,6 @@ const OWNER_CARD_FORM: RouteShorthandOptions = {
 
 type Params = { deckId: string };
 type CardParams = Params & { cardId: string };
-type Query = Record<string, string | string[] | undefined>;
-
-function one(query: Query, name: string): string | undefined {
-  const value = query[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** A form body as fields: every value a string (uploaded files are read apart); a repeated field is refused. */
-function formOf(body: unknown): FormFields {
-  if (body === null || typeof body !== 'object') return {};
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-    if (typeof value === 'string') out[key] = value;
-    else if (!isUpload(value)) throw new AppError('BAD_REQUEST', `The form field ${key} must be sent once`, { field: key });
-  }
-  return out;
-}
-
-function isUpload(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && Buffer.isBuffer((value as { data?: unknown }).data);
-}
-
 const NOTICES: Record<string, string> = { deck: 'Deck details saved.', card: 'Card saved.', moved: 'Card moved.', created: 'Deck created. Write its first card below.', copied: 'Copied into your decks: this copy is yours to change.', deleted: 'Card deleted.' };
 
 type Editor = typeof import('../../../modules/learning/learning.service.ts') & typeof import('./editor.views.ts');

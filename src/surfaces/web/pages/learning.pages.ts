@@ -10,12 +10,12 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import type { Actor } from '../../../modules/identity/principal.ts';
-import type { FormFields } from '../../../modules/learning/editor.service.ts';
 import type { DeckPage } from '../../../modules/learning/learning.service.ts';
 import { cardNamesOf, ratingDueTimes } from '../../../modules/learning/study.service.ts';
 import { RATINGS } from '../../../modules/reviews/reviews.schemas.ts';
 import { renderPage, seeOther, SIGNED_IN_FORM } from '../render.ts';
 import { pageHelmet } from '../../page-security.ts';
+import { formOf, one, type Query } from '../form-fields.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 import { loadOnce } from '../../../load-once.ts';
@@ -31,29 +31,12 @@ function showsMath(view: object): boolean {
   return card !== undefined && Object.values(card).some((html) => html?.includes('class="katex') === true);
 }
 
-const CARD_CSP = pageHelmet({ styleAttributes: true, httpsImages: true });
+/** The card pages' CSP (cards may carry style attributes and https images); the editor's too. */
+export const CARD_CSP = pageHelmet({ styleAttributes: true, httpsImages: true });
 const ANYONE_CARDS: RouteShorthandOptions = { helmet: CARD_CSP };
-const OWNER_FORM: RouteShorthandOptions = { ...SIGNED_IN_FORM, helmet: CARD_CSP };
+export const OWNER_FORM: RouteShorthandOptions = { ...SIGNED_IN_FORM, helmet: CARD_CSP };
 
 type Params = { deckId: string };
-type Query = Record<string, string | string[] | undefined>;
-
-function one(query: Query, name: string): string | undefined {
-  const value = query[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** A form body as fields: every value a string; a repeated field is refused. */
-function formOf(body: unknown): FormFields {
-  if (body === null || typeof body !== 'object') return {};
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-    if (typeof value === 'string') out[key] = value;
-    else throw new AppError('BAD_REQUEST', `The form field ${key} must be sent once`, { field: key });
-  }
-  return out;
-}
-
 type Learning = typeof import('../../../modules/learning/learning.service.ts') & typeof import('./learning.views.ts');
 
 /** The learning service and views, with the renderers under them, loaded once by the first request that needs them. */
