@@ -90,6 +90,15 @@ export interface MoveCardInput {
   ifMatch?: string | undefined;
 }
 
+/** Puts `card` at position `to`, shifting only the cards between; positions stay contiguous. */
+async function repositionCard(trx: Parameters<typeof listCards>[0], deckId: string, card: { id: string; position: number }, to: number): Promise<void> {
+  const ids = (await listCards(trx, deckId)).map((c) => c.id);
+  ids.splice(card.position, 1);
+  ids.splice(to, 0, card.id);
+  const [low, high] = card.position < to ? [card.position, to] : [to, card.position];
+  await setCardPositions(trx, deckId, ids.slice(low, high + 1).map((id, i) => ({ id, position: low + i })));
+}
+
 /**
  * Moves one card to another position, shifting the cards between; positions stay contiguous.
  * Moving a card to where it is changes nothing, not even the version.
@@ -105,13 +114,7 @@ export async function moveCard(ctx: ServiceContext, actor: Actor, input: MoveCar
       if (to === card.position) return { columns: null, result: (d) => ({ version: d.updatedAt, order: to }) };
       return {
         columns: {},
-        apply: async (trx, written) => {
-          const ids = (await listCards(trx, written.id)).map((c) => c.id);
-          ids.splice(card.position, 1);
-          ids.splice(to, 0, card.id);
-          const [low, high] = card.position < to ? [card.position, to] : [to, card.position];
-          await setCardPositions(trx, written.id, ids.slice(low, high + 1).map((id, i) => ({ id, position: low + i })));
-        },
+        apply: (trx, written) => repositionCard(trx, written.id, card, to),
         result: (d) => ({ version: d.updatedAt, order: to }),
       };
     },
@@ -172,13 +175,7 @@ export async function moveDeckCard(
       if (to === card.position) return { columns: null, result: moved };
       return {
         columns: {},
-        apply: async (trx, written) => {
-          const ids = (await listCards(trx, written.id)).map((c) => c.id);
-          ids.splice(card.position, 1);
-          ids.splice(to, 0, card.id);
-          const [low, high] = card.position < to ? [card.position, to] : [to, card.position];
-          await setCardPositions(trx, written.id, ids.slice(low, high + 1).map((id, i) => ({ id, position: low + i })));
-        },
+        apply: (trx, written) => repositionCard(trx, written.id, card, to),
         result: moved,
       };
     },
