@@ -28,7 +28,7 @@ import { API_PREFIX, apiResource, apiSurface } from './surfaces/api/api.surface.
 import { clientErrors } from './surfaces/connections.ts';
 import { frameworkErrors } from './surfaces/errors.ts';
 import { oauthSurface } from './surfaces/oauth/oauth.surface.ts';
-import { AuthorizationServer, OAUTH_PREFIX } from './surfaces/oauth/authorization-server.ts';
+import { AuthorizationServer, OAUTH_PREFIX } from './surfaces/authorization-server.ts';
 import { MCP_PREFIX, mcpResource, mcpSurface } from './surfaces/mcp/mcp.surface.ts';
 import { MEDIA_PREFIX, mediaSurface } from './surfaces/media/media.surface.ts';
 import { rootPlugin } from './surfaces/root.ts';
@@ -151,7 +151,7 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   // Pages at the root of the site: its HTML 404 answers every path outside the prefixed surfaces.
   await app.register(webSurface, { prefix: '/', ctx: services, policy, config, oauth });
   await app.register(systemPlugin, {
-    db: store.db, checks: shared.checks, resources: [apiResource(config.publicUrl), mcpResource(config.publicUrl)],
+    ctx: services, checks: shared.checks, resources: [apiResource(config.publicUrl), mcpResource(config.publicUrl)],
     authorizationServer: () => oauth.handler(),
   });
   overrides.extraRoutes?.(app);

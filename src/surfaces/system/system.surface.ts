@@ -2,12 +2,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Db } from '../../db/database.ts';
+import type { ServiceContext } from '../../context.ts';
 import { envelope } from '../../errors.ts';
-import { pingDatabase } from '../../modules/system/health.repository.ts';
+import { checkDatabase } from '../../modules/system/health.service.ts';
 
 export interface SystemDeps {
-  db: Db;
+  ctx: Pick<ServiceContext, 'db'>;
   /** Readiness probes of the other dependencies (Redis), by name; each throws when it is down. */
   checks?: Record<string, () => Promise<void>>;
   /** The protected resources' metadata documents (RFC 9728), each at its paths. */
@@ -42,7 +42,7 @@ async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
  */
 export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
   const probes: Record<string, () => Promise<void>> = {
-    database: () => pingDatabase(deps.db),
+    database: () => checkDatabase(deps.ctx),
     ...deps.checks,
   };
   app.get('/healthz', { schema: { hide: true } }, async (request, reply) => {
