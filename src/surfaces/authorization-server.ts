@@ -3,9 +3,11 @@
 // loads are about 8 MB of heap and 25 MB of RSS (docs/performance.md) that an instance whose
 // integrations all use personal access tokens never needs. Tokens it issued are checked without it
 // (modules/oauth/oauth-verifier.ts reads the database), so an API call never waits for it.
+// It sits beside the surfaces, not in oauth/: the OAuth surface, the web pages (sign-in, consent)
+// and app.ts (the RFC 8414 metadata) share it, and no surface imports another's folder.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
-import { loadOnce, type LoadOnce } from '../../load-once.ts';
+import { loadOnce, type LoadOnce } from '../load-once.ts';
 
 export const OAUTH_PREFIX = '/oauth';
 

@@ -1,6 +1,8 @@
 // The walls of docs/architecture.md, checked on the import graph of src/: a module (services,
-// repositories, schemas) imports no surface, no policy and no `surfaces/http.ts`, and the
-// feature folders under src/modules import each other without a cycle. Import specifiers are read
+// repositories, schemas) imports no surface, no policy and no `surfaces/http.ts`; the feature
+// folders under src/modules import each other without a cycle; surfaces and the policy reach
+// storage through services (no `*.repository.ts`); and a surface imports no other surface's
+// folder, but for MCP's tools taking their schemas from the API's routes. Import specifiers are read
 // by TypeScript's own scanner (`ts.preProcessFile`: static, type-only, re-exports and dynamic
 // `import()`), so a comment or a string that looks like an import is not one.
 import assert from 'node:assert/strict';
@@ -41,6 +43,15 @@ function featureOf(file: string): string | null {
   const parts = file.split('/');
   return parts[0] === 'modules' && parts.length > 2 ? parts[1] : null;
 }
+
+/** `surfaces/<name>/...` -> `<name>`; null for a file directly in surfaces/ (shared by them) or outside. */
+function surfaceOf(file: string): string | null {
+  const parts = file.split('/');
+  return parts[0] === 'surfaces' && parts.length > 2 ? parts[1] : null;
+}
+
+/** The one surface-to-surface import by design: MCP's tools are derived from the API's routes (docs/mcp.md). */
+const SURFACE_IMPORTS_BY_DESIGN = new Set(['mcp>api']);
 
 /** Strongly connected components of more than one node (Tarjan), each sorted. */
 function cycles(edges: Map<string, Set<string>>): string[][] {
@@ -96,6 +107,28 @@ describe('import graph of src/', () => {
       if (featureOf(file) === null) continue;
       for (const target of targets) {
         if (target.startsWith('surfaces/') || target.startsWith('policy/')) crossings.push(`${file} -> ${target}`);
+      }
+    }
+    assert.deepEqual(crossings, []);
+  });
+
+  test('should have no surface or policy file importing a repository', () => {
+    const crossings: string[] = [];
+    for (const [file, targets] of graph) {
+      if (!file.startsWith('surfaces/') && !file.startsWith('policy/')) continue;
+      for (const target of targets) if (target.endsWith('.repository.ts')) crossings.push(`${file} -> ${target}`);
+    }
+    assert.deepEqual(crossings, []);
+  });
+
+  test('should have no surface importing another surface folder, but MCP the API\'s routes', () => {
+    const crossings: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = surfaceOf(file);
+      if (from === null) continue;
+      for (const target of targets) {
+        const to = surfaceOf(target);
+        if (to !== null && to !== from && !SURFACE_IMPORTS_BY_DESIGN.has(`${from}>${to}`)) crossings.push(`${file} -> ${target}`);
       }
     }
     assert.deepEqual(crossings, []);

@@ -12,7 +12,7 @@ import type { Policy } from '../../policy/policy.ts';
 import type { WindowLimits } from '../../stores/rate-limits/rate-limits.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
-import type { AuthorizationServer } from './authorization-server.ts';
+import type { AuthorizationServer } from '../authorization-server.ts';
 
 export const OAUTH_PLUGIN = 'flashdeck-oauth';
 

@@ -13,7 +13,7 @@ import { redirectKind } from '../../modules/oauth/redirect-uris.ts';
 import { authorizationScope } from '../../modules/oauth/authorization-scopes.ts';
 import { OAUTH_SCOPES } from '../../modules/identity/scopes.ts';
 import { PAGE_SECURITY_HEADERS } from '../page-security.ts';
-import { OAUTH_PREFIX } from './authorization-server.ts';
+import { OAUTH_PREFIX } from '../authorization-server.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_S = 90 * 86_400;

@@ -33,7 +33,7 @@ import { learningPages } from './pages/learning.pages.ts';
 import { explorePages } from './pages/explore.pages.ts';
 import { managePages } from './pages/manage.pages.ts';
 import { trashPages } from './pages/trash.pages.ts';
-import type { AuthorizationServer } from '../oauth/authorization-server.ts';
+import type { AuthorizationServer } from '../authorization-server.ts';
 import { oauthPages } from './pages/oauth.pages.ts';
 import { tokenPages } from './pages/tokens.pages.ts';
 import { csrfUserInfo } from './render.ts';

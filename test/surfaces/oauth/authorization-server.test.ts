@@ -1,10 +1,10 @@
-// The authorization server is made on first use (src/surfaces/oauth/authorization-server.ts): once
+// The authorization server is made on first use (src/surfaces/authorization-server.ts): once
 // for any number of concurrent first requests, and again after a failed attempt rather than
 // keeping the failure.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type Provider from 'oidc-provider';
-import { AuthorizationServer } from '../../../src/surfaces/oauth/authorization-server.ts';
+import { AuthorizationServer } from '../../../src/surfaces/authorization-server.ts';
 
 function fakeProvider(): Provider {
   const handler = () => {};
