@@ -5,7 +5,7 @@ import type { Actor } from '../identity/principal.ts';
 import { requireOwnedDeck, writeDeck } from '../decks/deck-write.ts';
 import { cardDto } from '../decks/decks.mappers.ts';
 import {
-  deleteCardAndCloseGap, findCard, insertCards, listCards, setCardPositions, updateCardData, type StoredCard,
+  deleteCardAndCloseGap, findCard, insertCards, listCards, setCardPositions, updateCardData, type DeckRecord, type StoredCard,
 } from '../decks/decks.repository.ts';
 import {
   MAX_CARDS_PER_DECK, type AppendCardsResult, type BulkCardPatch, type CardDto, type CardInput, type CardPatch, type CardsPatchResult,
@@ -20,6 +20,8 @@ export interface AppendCardsInput {
   deckId: string;
   cards: CardInput[];
   ifMatch?: string | undefined;
+  /** The deck as the caller just read it, the actor's (writeDeck's `ownDeck`: not read again). */
+  ownDeck?: DeckRecord | undefined;
 }
 
 /** Appends cards at the end of a deck; concurrent appends never lose a card nor pass 250. */
@@ -31,6 +33,7 @@ export async function appendCards(
     deckId: input.deckId,
     named: 'path',
     ifMatch: input.ifMatch,
+    ownDeck: input.ownDeck,
     beforeCommit,
     change: (_trx, deck) => {
       if (deck.cardCount + contents.length > MAX_CARDS_PER_DECK) {
@@ -53,8 +56,11 @@ export async function appendCards(
 export interface PatchCardInput {
   deckId: string;
   cardId: string;
-  patch: CardPatch;
+  /** The patch, or how to make it from the card as the write reads it (the editor keeps what its form does not show). */
+  patch: CardPatch | ((current: CardDto) => CardPatch);
   ifMatch?: string | undefined;
+  /** The deck as the caller just read it, the actor's (writeDeck's `ownDeck`: not read again). */
+  ownDeck?: DeckRecord | undefined;
 }
 
 async function findDeckCard(trx: Parameters<typeof findCard>[0], deckId: string, cardId: string): Promise<StoredCard> {
@@ -69,9 +75,11 @@ export async function patchDeckCard(ctx: ServiceContext, actor: Actor, input: Pa
     deckId: input.deckId,
     named: 'path',
     ifMatch: input.ifMatch,
+    ownDeck: input.ownDeck,
     find: (trx, deck) => findDeckCard(trx, deck.id, input.cardId),
     change: (_trx, _deck, card) => {
-      const data = serialiseContent(patchCard(JSON.parse(card.data) as CardContent, input.patch));
+      const patch = typeof input.patch === 'function' ? input.patch(cardDto(card)) : input.patch;
+      const data = serialiseContent(patchCard(JSON.parse(card.data) as CardContent, patch));
       if (data === card.data) return { columns: null, result: () => cardDto(card) };
       return {
         columns: {},
@@ -88,6 +96,8 @@ export interface MoveCardInput {
   /** The card's new 0-based position; clamped to the deck. */
   to: number;
   ifMatch?: string | undefined;
+  /** The deck as the caller just read it, the actor's (writeDeck's `ownDeck`: not read again). */
+  ownDeck?: DeckRecord | undefined;
 }
 
 /** Puts `card` at position `to`, shifting only the cards between; positions stay contiguous. */
@@ -108,6 +118,7 @@ export async function moveCard(ctx: ServiceContext, actor: Actor, input: MoveCar
     deckId: input.deckId,
     named: 'path',
     ifMatch: input.ifMatch,
+    ownDeck: input.ownDeck,
     find: (trx, deck) => findDeckCard(trx, deck.id, input.cardId),
     change: (_trx, deck, card) => {
       const to = Math.max(0, Math.min(deck.cardCount - 1, Math.trunc(input.to)));
@@ -132,12 +143,13 @@ export async function getDeckCard(ctx: ServiceContext, actor: Actor, input: { de
  * the sessions that answered it), and the deck gets a new version.
  */
 export async function deleteDeckCard(
-  ctx: ServiceContext, actor: Actor, input: { deckId: string; cardId: string; ifMatch?: string | undefined },
+  ctx: ServiceContext, actor: Actor, input: { deckId: string; cardId: string; ifMatch?: string | undefined; ownDeck?: DeckRecord | undefined },
 ): Promise<DeleteCardResult> {
   return writeDeck(ctx, actor, {
     deckId: input.deckId,
     named: 'path',
     ifMatch: input.ifMatch,
+    ownDeck: input.ownDeck,
     find: (trx, deck) => findDeckCard(trx, deck.id, input.cardId),
     change: (_trx, deck, card) => ({
       columns: { cardCount: deck.cardCount - 1 },

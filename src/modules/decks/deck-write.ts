@@ -41,6 +41,13 @@ export interface DeckWrite<R, T = undefined> {
   readonly named: DeckNaming;
   /** The If-Match header's value, if any. */
   readonly ifMatch: string | undefined;
+  /**
+   * The deck as the caller just read it, the actor's (a page's write reads it to refuse another
+   * person's deck before the write is admitted): the first attempt starts from it instead of
+   * reading it again. The compare-and-set proves it still current (every write and a deletion
+   * give the deck a new version); a retry reads it afresh.
+   */
+  readonly ownDeck?: DeckRecord | undefined;
   /** The rest of the target (a card), read before If-Match is weighed. */
   readonly find?: (trx: Db, deck: DeckRecord) => Promise<T>;
   readonly change: (trx: Db, deck: DeckRecord, found: T) => DeckChange<R> | Promise<DeckChange<R>>;
@@ -83,9 +90,18 @@ function assertVersion(deck: DeckRecord, expected: string | undefined): void {
   throw new AppError('VERSION_MISMATCH', `The deck's version is ${deck.updatedAt}, not ${expected.slice(0, 100)}`, { currentVersion: deck.updatedAt });
 }
 
+/** The deck the caller read (for the first attempt only), else the deck read in the transaction. */
+async function deckOf<R, T>(trx: Db, actor: Actor, write: DeckWrite<R, T>, given: DeckRecord | undefined): Promise<DeckRecord> {
+  if (given === undefined || given.id !== write.deckId) return requireOwnedDeck(trx, actor, write.deckId, write.named);
+  assertOwner(given.userId, actor, write.deckId, write.named);
+  return given;
+}
+
 async function run<R, T>(ctx: ServiceContext, actor: Actor, write: DeckWrite<R, T>, withCards: boolean) {
+  let given = write.ownDeck;
   const done = await inTransaction(ctx.db, async (trx) => {
-    const deck = await requireOwnedDeck(trx, actor, write.deckId, write.named);
+    const deck = await deckOf(trx, actor, write, given);
+    given = undefined;
     const found = write.find === undefined ? (undefined as T) : await write.find(trx, deck);
     assertVersion(deck, write.ifMatch);
     const change = await write.change(trx, deck, found);

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
 import type { Actor } from '../identity/principal.ts';
 import { renderDeckBody } from './deck-body.ts';
 import { normaliseTags, sameDeckFields } from './deck-fields.ts';
@@ -8,6 +9,8 @@ import { deckDetail, deckSummary } from './decks.mappers.ts';
 import { searchDecks, type ListDecksInput } from './deck-search.service.ts';
 import { countDecksOfUser, findDeck, findDeckInAnyState, listCards, listDecksOfUser, type DeckFields, type DeckInAnyState, type DeckRecord } from './decks.repository.ts';
 import type { Capacity, DeckDetail, DeckList, DeckPatch } from './decks.schemas.ts';
+
+export type { DeckRecord } from './decks.repository.ts';
 
 /** GET /decks: every deck (updatedAt descending) or those with a tag; with `q`, those matching it by relevance. */
 export async function listDecks(ctx: ServiceContext, actor: Actor, input: ListDecksInput): Promise<DeckList> {
@@ -110,6 +113,17 @@ export async function getCapacity(ctx: ServiceContext, actor: Actor): Promise<Ca
 export async function findOwnDeck(ctx: ServiceContext, actor: Actor, input: { deckId: string }): Promise<DeckRecord | null> {
   const deck = await findDeck(ctx.db, input.deckId);
   return deck !== null && deck.userId === actor.userId ? deck : null;
+}
+
+/**
+ * findOwnDeck for a write from the pages, checked before it is admitted: DECK_NOT_FOUND (the 404
+ * page) for a missing deck and another person's alike, worded as the learning view's. The write
+ * may start from the deck returned (writeDeck's `ownDeck`) instead of reading it again.
+ */
+export async function ownDeckOrNotFound(ctx: ServiceContext, actor: Actor, input: { deckId: string }): Promise<DeckRecord> {
+  const deck = await findOwnDeck(ctx, actor, input);
+  if (deck === null) throw new AppError('DECK_NOT_FOUND', 'There is no deck at this address, or it is not shared with you.');
+  return deck;
 }
 
 /** As `findOwnDeck`, a deck in the trash included (the trash page names what it just moved). */

@@ -8,8 +8,7 @@ import { AppError, ERROR_CATALOG, isAppError } from '../../errors.ts';
 import { assertBody } from '../../validation.ts';
 import type { Actor } from '../identity/principal.ts';
 import { appendCards, moveCard, patchDeckCard } from '../cards/cards.service.ts';
-import { cardDto } from '../decks/decks.mappers.ts';
-import { findCard } from '../decks/decks.repository.ts';
+import type { DeckRecord } from '../decks/decks.repository.ts';
 import {
   AppendBodySchema, CardPatchSchema, DeckPatchSchema, type CardDto, type CardExtras, type CardInput, type DeckPatch,
 } from '../decks/decks.schemas.ts';
@@ -98,6 +97,8 @@ export interface EditorWrite {
   /** The deck's version when the page was loaded: sent as If-Match. */
   version: string;
   form: FormFields;
+  /** The deck as the page's admission read it, the owner's: the write does not read it again. */
+  ownDeck?: DeckRecord | undefined;
 }
 
 export function saveDeckDetails(ctx: ServiceContext, owner: Actor, input: EditorWrite): Promise<SaveOutcome<null>> {
@@ -108,18 +109,25 @@ export function saveDeckDetails(ctx: ServiceContext, owner: Actor, input: Editor
   });
 }
 
+/**
+ * The card form saved over the card: what the form holds is checked first (a refused field is
+ * shown before anything is read), and the extras it does not show are kept from the card as the
+ * write reads it, in its transaction (the card is read once).
+ */
 export function saveCard(ctx: ServiceContext, owner: Actor, input: EditorWrite & { cardId: string }): Promise<SaveOutcome<CardDto>> {
   return outcome(async () => {
-    const stored = await findCard(ctx.db, input.deckId, input.cardId);
-    const patch = assertBody(CardPatchSchema, cardInputOf(input.form, stored === null ? undefined : cardDto(stored)));
-    return patchDeckCard(ctx, owner, { deckId: input.deckId, cardId: input.cardId, patch, ifMatch: input.version });
+    assertBody(CardPatchSchema, cardInputOf(input.form));
+    return patchDeckCard(ctx, owner, {
+      deckId: input.deckId, cardId: input.cardId, ifMatch: input.version, ownDeck: input.ownDeck,
+      patch: (current) => assertBody(CardPatchSchema, cardInputOf(input.form, current)),
+    });
   });
 }
 
 export function addCard(ctx: ServiceContext, owner: Actor, input: EditorWrite): Promise<SaveOutcome<CardDto>> {
   return outcome(async () => {
     const body = assertBody(AppendBodySchema, { cards: [cardInputOf(input.form)] });
-    const result = await appendCards(ctx, owner, { deckId: input.deckId, cards: body.cards, ifMatch: input.version });
+    const result = await appendCards(ctx, owner, { deckId: input.deckId, cards: body.cards, ifMatch: input.version, ownDeck: input.ownDeck });
     return result.cards[0];
   });
 }
@@ -128,6 +136,6 @@ export function moveCardTo(ctx: ServiceContext, owner: Actor, input: EditorWrite
   return outcome(async () => {
     const to = Number(field(input.form, 'to'));
     if (!Number.isInteger(to)) throw new AppError('BAD_REQUEST', 'The new position must be a whole number', { field: 'to' });
-    return moveCard(ctx, owner, { deckId: input.deckId, cardId: input.cardId, to, ifMatch: input.version });
+    return moveCard(ctx, owner, { deckId: input.deckId, cardId: input.cardId, to, ifMatch: input.version, ownDeck: input.ownDeck });
   });
 }

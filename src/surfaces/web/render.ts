@@ -69,6 +69,11 @@ export function checkCsrf(this: FastifyInstance, request: FastifyRequest, reply:
 export const SIGNED_IN: RouteShorthandOptions = { preHandler: requireViewer };
 /** A form post of a signed-in person: sign-in required, then CSRF. */
 export const SIGNED_IN_FORM: RouteShorthandOptions = { preHandler: [requireViewer, checkCsrf] };
+/**
+ * A form post that writes (a deck made, imported, copied, deleted, restored): SIGNED_IN_FORM, then
+ * the write admitted in the person's web bucket before the handler runs (web-writes.ts).
+ */
+export const WEB_WRITE: RouteShorthandOptions = { ...SIGNED_IN_FORM, config: { webWrite: true } };
 /** A form post anyone may make (sign in, sign up): CSRF only. */
 export const ANYONE_FORM: RouteShorthandOptions = { preHandler: checkCsrf };
 

@@ -40,6 +40,7 @@ import { csrfUserInfo } from './render.ts';
 import { cookieOptions, CSRF_COOKIE, helmetOptions } from '../page-security.ts';
 import { bindSessions } from './session.ts';
 import { registerUploads } from './uploads.ts';
+import { bindWebWrites } from './web-writes.ts';
 
 export const WEB_PLUGIN = 'flashdeck-web';
 
@@ -110,6 +111,8 @@ export const webSurface = fp<WebDeps>(async (scope, { ctx, policy, config, oauth
     allowedPath: (pathName) => pathName === '/katex.min.css' || pathName.startsWith('/fonts/'),
   });
   bindSessions(scope, ctx);
+  // Before the pages: a route declaring `config.webWrite` gets its admission (web-writes.ts).
+  bindWebWrites(scope, ctx, policy);
   const deps: WebDeps = { ctx, policy, config, oauth };
   for (const module of WEB_MODULES) module(scope, deps);
 }, { name: WEB_PLUGIN, dependencies: [ROOT_PLUGIN], encapsulate: true, fastify: '5.x' });

@@ -1,6 +1,8 @@
 // The owner editor (/decks/:deckId/edit), thin like the API's routes: read the form, call a
 // service, redirect (post/redirect/get) or show the refusal beside what was typed. A deck one may
-// not edit is DECK_NOT_FOUND, the 404 page; a spent web bucket is the 429 page with Retry-After.
+// not edit is DECK_NOT_FOUND, the 404 page; a card write is declared `webWrite: 'ownDeck'`
+// (web-writes.ts: the deck is checked to be theirs, then the write admitted in the web bucket, the
+// 429 page with Retry-After when spent) and hands the deck it read to the write.
 // A big deck's editor is a searchable list of its cards beside one card's form (editor.views.ts);
 // `Add card` leads to the next new card's form. A card form may carry an image for either side:
 // it goes into the media store through the same service as POST /media (its limits, its quota),
@@ -14,6 +16,7 @@ import {
   addCard, moveCardTo, saveCard, saveDeckDetails, type FormFields, type SaveOutcome,
 } from '../../../modules/learning/editor.service.ts';
 import { deleteDeckCard } from '../../../modules/cards/cards.service.ts';
+import { ownDeckOrNotFound } from '../../../modules/decks/decks.service.ts';
 import { MAX_IMAGE_BYTES } from '../../../modules/media/image-probe.ts';
 import { uploadMedia } from '../../../modules/media/media.service.ts';
 import { fieldMessage } from '../field-messages.ts';
@@ -22,6 +25,7 @@ import { formOf, one, type Query } from '../form-fields.ts';
 import { requireViewer, viewerOf } from '../session.ts';
 import { uploadedFile, uploadLimits } from '../uploads.ts';
 import type { WebDeps } from '../web.surface.ts';
+import { ownDeckOf } from '../web-writes.ts';
 import { deckPath } from './deck-paths.ts';
 import type { EditorInput } from './editor.views.ts';
 import { CARD_CSP, CARD_STYLESHEETS, OWNER_FORM } from './learning.pages.ts';
@@ -30,9 +34,11 @@ import { CARD_CSP, CARD_STYLESHEETS, OWNER_FORM } from './learning.pages.ts';
 const PLAIN_STYLESHEETS = CARD_STYLESHEETS.slice(1);
 
 const OWNER_CARDS: RouteShorthandOptions = { ...SIGNED_IN, helmet: CARD_CSP };
+/** A card write: the deck checked to be the person's, then admitted in their web bucket (web-writes.ts). */
+const OWNER_CARD_WRITE: RouteShorthandOptions = { ...OWNER_FORM, config: { webWrite: 'ownDeck' } };
 /** A card form: sign-in checked before the body is read, then at most one image a side. */
 const OWNER_CARD_FORM: RouteShorthandOptions = {
-  ...OWNER_FORM, onRequest: requireViewer, config: uploadLimits({ files: 2, fileSize: MAX_IMAGE_BYTES }),
+  ...OWNER_FORM, onRequest: requireViewer, config: { ...uploadLimits({ files: 2, fileSize: MAX_IMAGE_BYTES }), webWrite: 'ownDeck' },
 };
 
 type Params = { deckId: string };
@@ -75,7 +81,7 @@ const IMAGE_WORDS: Record<string, string> = {
   PAYLOAD_TOO_LARGE: 'Image file: at most 5 MB.',
 };
 
-export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
+export function editorPages(scope: FastifyInstance, { ctx }: WebDeps): void {
   const load = editorLoader();
 
   async function editor(request: FastifyRequest, reply: FastifyReply, owner: Actor, deckId: string, extra: Partial<EditorInput>, status = 200) {
@@ -125,13 +131,6 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
     }, conflict ? 409 : failed.problem.status);
   }
 
-  /** Card writes count against the person's web bucket (429 page with Retry-After when spent). */
-  async function admitCardWrite(owner: Actor, deckId: string): Promise<void> {
-    const { openOwnDeck } = await load();
-    await openOwnDeck(ctx, owner, { deckId }); // someone else's deck is 404 before it costs them
-    await policy.admitWebWrite(owner);
-  }
-
   scope.post<{ Params: Params }>('/decks/:deckId/edit/deck', OWNER_FORM, async (request, reply) => {
     const form = formOf(request.body);
     const { deckId } = request.params;
@@ -143,10 +142,9 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
   scope.post<{ Params: Params }>('/decks/:deckId/edit/cards', OWNER_CARD_FORM, async (request, reply) => {
     const owner = viewerOf(request);
     const { deckId } = request.params;
-    await admitCardWrite(owner, deckId);
     const { form, problem } = await withUploadedImages(ctx, owner, request.body, formOf(request.body));
     if (problem !== null) return refused(request, reply, deckId, { ok: false, problem, currentVersion: null }, { cardForm: form });
-    const result = await addCard(ctx, owner, { deckId, version: form.version ?? '', form });
+    const result = await addCard(ctx, owner, { deckId, version: form.version ?? '', form, ownDeck: ownDeckOf(request) });
     if (!result.ok) return refused(request, reply, deckId, result, { cardForm: form });
     // The next new card's form, with the one just added named (and linked) above it.
     return seeOther(reply, `${deckPath(deckId)}/edit?added=${encodeURIComponent(result.value.id)}`);
@@ -155,33 +153,30 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
   scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId', OWNER_CARD_FORM, async (request, reply) => {
     const owner = viewerOf(request);
     const { deckId, cardId } = request.params;
-    await admitCardWrite(owner, deckId);
     const { form, problem } = await withUploadedImages(ctx, owner, request.body, formOf(request.body));
     if (problem !== null) return refused(request, reply, deckId, { ok: false, problem, currentVersion: null }, { cardForm: form, cardId });
-    const result = await saveCard(ctx, owner, { deckId, cardId, version: form.version ?? '', form });
+    const result = await saveCard(ctx, owner, { deckId, cardId, version: form.version ?? '', form, ownDeck: ownDeckOf(request) });
     if (!result.ok) return refused(request, reply, deckId, result, { cardForm: form, cardId });
     return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(cardId)}&saved=card`);
   });
 
-  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/move', OWNER_FORM, async (request, reply) => {
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/move', OWNER_CARD_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
     const form = formOf(request.body);
     const { deckId, cardId } = request.params;
-    await admitCardWrite(owner, deckId);
     // The form counts from 1, as the list shows; the service from 0.
-    const result = await moveCardTo(ctx, owner, { deckId, cardId, version: form.version ?? '', form: { to: String(Number(form.to) - 1) } });
+    const result = await moveCardTo(ctx, owner, { deckId, cardId, version: form.version ?? '', form: { to: String(Number(form.to) - 1) }, ownDeck: ownDeckOf(request) });
     if (!result.ok) return refused(request, reply, deckId, result, { cardId });
     return seeOther(reply, `${deckPath(deckId)}/edit?card=${encodeURIComponent(cardId)}&saved=moved`);
   });
 
   // `Delete card`: with the deck's version as If-Match (a concurrent change is shown, not overwritten).
-  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/delete', OWNER_FORM, async (request, reply) => {
+  scope.post<{ Params: CardParams }>('/decks/:deckId/edit/cards/:cardId/delete', OWNER_CARD_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
     const form = formOf(request.body);
     const { deckId, cardId } = request.params;
-    await admitCardWrite(owner, deckId);
     try {
-      await deleteDeckCard(ctx, owner, { deckId, cardId, ifMatch: form.version ?? '' });
+      await deleteDeckCard(ctx, owner, { deckId, cardId, ifMatch: form.version ?? '', ownDeck: ownDeckOf(request) });
     } catch (error) {
       if (!isAppError(error) || (error.code !== 'VERSION_MISMATCH' && error.code !== 'CARD_NOT_FOUND')) throw error;
       const currentVersion = error.code === 'VERSION_MISMATCH' ? (error.details as { currentVersion?: string } | undefined)?.currentVersion ?? null : null;
@@ -190,10 +185,11 @@ export function editorPages(scope: FastifyInstance, { ctx, policy }: WebDeps): v
     return seeOther(reply, `${deckPath(deckId)}/edit?saved=deleted`);
   });
 
-  // The live preview: the card form rendered by the one renderer, as an HTML fragment; nothing is saved.
+  // The live preview: the card form rendered by the one renderer, as an HTML fragment; nothing is
+  // saved. Only the deck's row is read to refuse another person's deck (the deck is not rendered).
   scope.post<{ Params: Params }>('/decks/:deckId/edit/preview', OWNER_FORM, async (request, reply) => {
-    const { openOwnDeck, previewHtml } = await load();
-    await openOwnDeck(ctx, viewerOf(request), { deckId: request.params.deckId });
+    const { previewHtml } = await load();
+    await ownDeckOrNotFound(ctx, viewerOf(request), { deckId: request.params.deckId });
     return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('X-Robots-Tag', 'noindex')
       .send(previewHtml(formOf(request.body)));
   });

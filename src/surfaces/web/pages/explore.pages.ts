@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isAppError } from '../../../errors.ts';
 import { copyPublicDeck, listPublicDecks } from '../../../modules/decks/public-decks.service.ts';
-import { field, renderPage, seeOther, SIGNED_IN_FORM } from '../render.ts';
+import { field, renderPage, seeOther, WEB_WRITE } from '../render.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
 import { deckPath } from './deck-paths.ts';
@@ -22,7 +22,7 @@ function excerpt(text: string | null): string | null {
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat || null;
 }
 
-export function explorePages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
+export function explorePages(scope: FastifyInstance, { ctx }: WebDeps): void {
   scope.get('/explore', async (request, reply) => {
     const q = field(request.query, 'q').trim().slice(0, 200);
     const after = field(request.query, 'after');
@@ -44,9 +44,8 @@ export function explorePages(scope: FastifyInstance, { ctx, policy }: WebDeps): 
     });
   });
 
-  scope.post<{ Params: Params }>('/explore/:deckId/copy', SIGNED_IN_FORM, async (request, reply) => {
+  scope.post<{ Params: Params }>('/explore/:deckId/copy', WEB_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
-    await policy.admitWebWrite(owner);
     let copyId: string;
     try {
       copyId = (await copyPublicDeck(ctx, owner, { deckId: request.params.deckId })).id;

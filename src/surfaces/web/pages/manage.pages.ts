@@ -2,8 +2,8 @@
 // deck markdown, or upload a .md, .json, .csv or .apkg file; its warnings shown on the page the
 // import redirects to) and a deck's export (markdown, CSV, .apkg). Thin like the API's routes:
 // the same services (importDeck, importDeckFile, exportDeckFile, createDeck's capacity check),
-// within the API's byte limits, and every write counted in the person's web bucket (policy.admit,
-// 429 page with Retry-After when spent). docs/web.md, "Managing decks".
+// within the API's byte limits, and every write counted in the person's web bucket (`webWrite`,
+// web-writes.ts: the 429 page with Retry-After when spent). docs/web.md, "Managing decks".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
 import { deckFileKind, exportDeckFile, importDeckFile, type ExportFormat } from '../../../modules/deck-files/deck-files.service.ts';
@@ -12,7 +12,7 @@ import { findOwnDeck } from '../../../modules/decks/decks.service.ts';
 import { createEmptyDeck } from '../../../modules/decks/new-deck.service.ts';
 import { contentDisposition } from '../../http.ts';
 import { fieldMessage } from '../field-messages.ts';
-import { field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
+import { checkCsrf, field, renderPage, seeOther, SIGNED_IN, WEB_WRITE } from '../render.ts';
 import { requireViewer, viewerOf } from '../session.ts';
 import { uploadedFile, uploadLimits } from '../uploads.ts';
 import type { WebDeps } from '../web.surface.ts';
@@ -71,15 +71,12 @@ function queryValues(query: unknown, name: string): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-export function managePages(scope: FastifyInstance, { ctx, policy, config }: WebDeps): void {
-  /** Every write from these pages counts in the person's web bucket, as the editor's card writes do. */
-
+export function managePages(scope: FastifyInstance, { ctx, config }: WebDeps): void {
   scope.get('/decks/new', SIGNED_IN, async (request, reply) => renderPage(request, reply, 'decks/new', { title: 'New deck', values: { title: '' }, problem: null }));
 
-  scope.post('/decks/new', SIGNED_IN_FORM, async (request, reply) => {
+  scope.post('/decks/new', WEB_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
     const title = field(request.body, 'title');
-    await policy.admitWebWrite(owner);
     const made = await tried(() => createEmptyDeck(ctx, owner, { title }));
     if (!made.ok) return renderPage(request, reply, 'decks/new', { title: 'New deck', values: { title }, problem: refusalText(made.error) }, made.error.status);
     return seeOther(reply, `${deckPath(made.value.id)}/edit?saved=created`);
@@ -92,21 +89,23 @@ export function managePages(scope: FastifyInstance, { ctx, policy, config }: Web
 
   scope.get('/decks/import', SIGNED_IN, async (request, reply) => importPage(request, reply));
 
+  /** An empty form is said on the page before the write is admitted (it costs nothing). */
+  async function somethingToImport(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (uploadedFile(request.body, 'file') !== null || field(request.body, 'markdown').trim() !== '') return undefined;
+    return importPage(request, reply, { problem: 'Paste a deck in Markdown, or choose a file.' }, 400);
+  }
+
   // One form for both: a pasted document, or a file (an Anki package may be as large as the API's
   // APKG_LIMIT_BYTES; any other file as large as its BODY_LIMIT_BYTES). Sign-in is checked before
   // the body is read, so only a signed-in person's upload is ever buffered.
   const fileSize = Math.max(ctx.media.apkgLimitBytes, config.bodyLimitBytes);
   scope.post('/decks/import', {
-    onRequest: requireViewer, preHandler: SIGNED_IN_FORM.preHandler,
-    config: uploadLimits({ files: 1, fileSize, fieldSize: config.bodyLimitBytes }),
+    onRequest: requireViewer, preHandler: [requireViewer, checkCsrf, somethingToImport],
+    config: { ...uploadLimits({ files: 1, fileSize, fieldSize: config.bodyLimitBytes }), webWrite: true },
   }, async (request, reply) => {
     const owner = viewerOf(request);
     const file = uploadedFile(request.body, 'file');
     const markdown = field(request.body, 'markdown');
-    if (file === null && markdown.trim() === '') {
-      return importPage(request, reply, { problem: 'Paste a deck in Markdown, or choose a file.' }, 400);
-    }
-    await policy.admitWebWrite(owner);
     const imported = await tried(async () => {
       if (file === null) {
         const result = await importDeck(ctx, owner, { source: { format: 'markdown', text: markdown.replace(/\r\n?/g, '\n') }, mode: 'create' });

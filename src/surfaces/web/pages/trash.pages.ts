@@ -2,14 +2,16 @@
 // trash through the API's deleteDeck (sessions abandoned, capacity freed, out of the search); the
 // trash (/settings/trash) lists deleted decks, newest first, with when each is purged and a
 // `Restore` button (restoreDeck: the same deck, ids and review history; DECK_LIMIT_REACHED at
-// capacity, said in words). Every write counts one in the person's web bucket. docs/web.md.
+// capacity, said in words). Every write counts one in the person's web bucket (`webWrite`,
+// web-writes.ts; the deck to delete is checked to be theirs first). docs/web.md.
 import type { FastifyInstance } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
 import { deleteDeck, listTrash, restoreDeck, TRASH_DAYS } from '../../../modules/decks/deck-trash.service.ts';
-import { findOwnDeck, findOwnDeckInAnyState } from '../../../modules/decks/decks.service.ts';
-import { field, renderPage, seeOther, SIGNED_IN, SIGNED_IN_FORM } from '../render.ts';
+import { findOwnDeckInAnyState, ownDeckOrNotFound } from '../../../modules/decks/decks.service.ts';
+import { field, renderPage, seeOther, SIGNED_IN, WEB_WRITE } from '../render.ts';
 import { viewerOf } from '../session.ts';
 import type { WebDeps } from '../web.surface.ts';
+import { ownDeckOf } from '../web-writes.ts';
 import { deckPath } from './deck-paths.ts';
 import { shownTime } from '../time-words.ts';
 
@@ -17,25 +19,20 @@ export const TRASH_PER_PAGE = 50;
 
 type Params = { deckId: string };
 
-export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): void {
+export function trashPages(scope: FastifyInstance, { ctx }: WebDeps): void {
   scope.get<{ Params: Params }>('/decks/:deckId/delete', SIGNED_IN, async (request, reply) => {
-    const owner = viewerOf(request);
-    const deck = await findOwnDeck(ctx, owner, { deckId: request.params.deckId });
     // Another person's deck, or one already in the trash, is not found, as on the editor.
-    if (deck === null) throw new AppError('DECK_NOT_FOUND', 'No such deck');
+    const deck = await ownDeckOrNotFound(ctx, viewerOf(request), { deckId: request.params.deckId });
     return renderPage(request, reply, 'decks/delete', {
       title: `Delete “${deck.title}”?`, deck: { id: deck.id, title: deck.title, cardCount: deck.cardCount, editPath: `${deckPath(deck.id)}/edit` },
       version: deck.updatedAt, trashDays: TRASH_DAYS, noindex: true,
     });
   });
 
-  scope.post<{ Params: Params }>('/decks/:deckId/delete', SIGNED_IN_FORM, async (request, reply) => {
-    const owner = viewerOf(request);
-    const deck = await findOwnDeck(ctx, owner, { deckId: request.params.deckId });
-    if (deck === null) throw new AppError('DECK_NOT_FOUND', 'No such deck');
-    await policy.admitWebWrite(owner);
+  scope.post<{ Params: Params }>('/decks/:deckId/delete', { ...WEB_WRITE, config: { webWrite: 'ownDeck' } }, async (request, reply) => {
+    const deck = ownDeckOf(request);
     // No If-Match: the confirm page asked about the deck, whatever changed in it since.
-    await deleteDeck(ctx, owner, { deckId: deck.id });
+    await deleteDeck(ctx, viewerOf(request), { deckId: deck.id });
     return seeOther(reply, `/settings/trash?deleted=${encodeURIComponent(deck.id)}`);
   });
 
@@ -70,9 +67,8 @@ export function trashPages(scope: FastifyInstance, { ctx, policy }: WebDeps): vo
     });
   });
 
-  scope.post<{ Params: Params }>('/settings/trash/:deckId/restore', SIGNED_IN_FORM, async (request, reply) => {
+  scope.post<{ Params: Params }>('/settings/trash/:deckId/restore', WEB_WRITE, async (request, reply) => {
     const owner = viewerOf(request);
-    await policy.admitWebWrite(owner);
     try {
       await restoreDeck(ctx, owner, { deckId: request.params.deckId });
     } catch (error) {
