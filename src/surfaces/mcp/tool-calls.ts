@@ -67,10 +67,10 @@ export async function callTool(call: CallContext, tool: Tool, args: Record<strin
     // A deck read is the API's rendered bytes (kept per deck version): they go out as they are, the
     // same JSON as the API sends, put in place of a stand-in once the SDK has written its answer.
     if (Buffer.isBuffer(outcome.body)) {
-      const text = summarise(tool.name, deckSummaryOfText(outcome.body), outcome.replayed);
+      const text = summarise(tool, deckSummaryOfText(outcome.body), outcome.replayed);
       return { content: [{ type: 'text', text }], structuredContent: call.bodies.standIn(outcome.body) };
     }
-    return { content: [{ type: 'text', text: summarise(tool.name, outcome.body, outcome.replayed) }], structuredContent: outcome.body };
+    return { content: [{ type: 'text', text: summarise(tool, outcome.body, outcome.replayed) }], structuredContent: outcome.body };
   } catch (error) {
     const appError = loggedAppError(error, request);
     status = appError.status;

@@ -1,23 +1,28 @@
 // The tools of DECISIONS "MCP" (deck lifecycle, public decks, search and fetch in deck-tools.ts): one per API operation, each calling the service its API
 // route calls (no rule is written here), with the route's schemas (tool-schemas.ts) and a
-// description written for a model. A tool's result is its route's response body.
+// description written for a model. A tool's result is its route's response body, with a one-line
+// `summary` of it for the transcript (summaries.ts).
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { BeforeCommit, ServiceContext } from '../../context.ts';
 import type { ErrorCode } from '../../errors.ts';
 import { appendCards, deleteDeckCard, getDeckCard, moveDeckCard, patchDeckCard, patchDeckCards } from '../../modules/cards/cards.service.ts';
 import { importDeck, type ImportSource } from '../../modules/deck-import/deck-import.service.ts';
-import type { BulkCardPatch, CardInput, CardPatch, DeckPatch, ImportBody, ImportResult } from '../../modules/decks/decks.schemas.ts';
+import type {
+  AppendCardsResult, BulkCardPatch, Capacity, CardDto, CardInput, CardPatch, CardsPatchResult, DeckList, DeckPatch, DeckSummary,
+  DeleteCardResult, ImportBody, ImportResult, MoveCardResult,
+} from '../../modules/decks/decks.schemas.ts';
 import { getCapacity, getDeckBody, listDecks, patchDeck } from '../../modules/decks/decks.service.ts';
 import type { Principal } from '../../modules/identity/principal.ts';
-import type { AnswerBody, SessionStatus, StartSessionBody } from '../../modules/reviews/reviews.schemas.ts';
+import type { AnswerBody, AnswerResult, Due, Schedule, Session, SessionList, SessionStatus, StartSessionBody } from '../../modules/reviews/reviews.schemas.ts';
 import { getSchedule, listDue, listSessions } from '../../modules/reviews/review-overview.service.ts';
 import { answerCard, completeSession, getSession, startSession } from '../../modules/reviews/reviews.service.ts';
-import { whoAmI } from '../../modules/tokens/whoami.ts';
+import { whoAmI, type WhoAmI } from '../../modules/tokens/whoami.ts';
 import { requestHash, storedBody, type IdempotentCall, type StoredResponse } from '../../policy/idempotency.ts';
 import type { Policy } from '../../policy/policy.ts';
 import type { ApiRoute } from '../api/api.surface.ts';
 import { errorsParagraph } from './advice.ts';
 import * as text from './descriptions.ts';
+import { deckLine, morePages, quote, sessionLine } from './summaries.ts';
 import { ownToolSchemas, toolSchemas, type ToolArguments, type ToolSchemas } from './tool-schemas.ts';
 import { DECK_TOOL_SPECS } from './deck-tools.ts';
 
@@ -55,6 +60,8 @@ export interface ToolSpec {
   /** Shared keys read with the admission (a deck's published version). */
   readonly reads?: (ctx: ServiceContext, args: Record<string, unknown>) => readonly string[];
   readonly run: (env: ToolEnv, args: ToolArguments, route: ApiRoute) => Promise<ToolOutcome>;
+  /** The line beside the result (its body, typed by the tool); `<name> done` without one. */
+  readonly summary?: (body: never) => string;
 }
 
 export interface Tool extends ToolSpec {
@@ -90,10 +97,12 @@ const SPECS: readonly ToolSpec[] = [
   {
     name: 'whoami', operationId: 'whoami', title: 'Who am I', description: text.WHOAMI, annotations: READ,
     run: async ({ principal }) => ok(whoAmI(principal)),
+    summary: (who: WhoAmI) => `Token ${quote(who.token.name)} (${who.token.prefix}, ${who.source}) of user ${who.userId}; scopes: ${who.scopes.join(', ') || 'none'}`,
   },
   {
     name: 'get_capacity', operationId: 'getDeckCapacity', title: 'Deck capacity', description: text.GET_CAPACITY, annotations: READ,
     run: async ({ ctx, principal }) => ok(await getCapacity(ctx, principal)),
+    summary: (c: Capacity) => `${c.current_decks} decks of ${c.deck_limit ?? 'unlimited'}; ${c.can_create ? 'another deck can be created' : 'no new deck can be created'}`,
   },
   {
     name: 'list_decks', operationId: 'listDecks', title: 'List decks', description: text.LIST_DECKS, annotations: READ,
@@ -101,6 +110,11 @@ const SPECS: readonly ToolSpec[] = [
       limit: args.query.limit as number, token: args.query.token as string | undefined,
       q: args.query.q as string | undefined, tag: args.query.tag as string | undefined,
     })),
+    summary: (list: DeckList) => {
+      const shown = list.items.slice(0, 5).map(deckLine).join('; ');
+      const more = list.items.length > 5 ? `; and ${list.items.length - 5} more` : '';
+      return `${list.items.length} decks${list.items.length > 0 ? `: ${shown}${more}` : ''}${morePages(list.nextToken)}`;
+    },
   },
   {
     name: 'get_deck', operationId: 'getDeck', title: 'Read a deck', description: text.GET_DECK, annotations: READ,
@@ -114,6 +128,7 @@ const SPECS: readonly ToolSpec[] = [
       const deckId = param(args, 'deckId');
       return ok(await getDeckBody(ctx, principal, { deckId, published: ctx.deckVersions.versionOf(deckId, values[0] ?? null) }));
     },
+    summary: (deck: DeckSummary) => `Deck ${deckLine(deck)}; the cards are in structuredContent.cards`,
   },
   {
     name: 'import_deck', operationId: 'importDeck', title: 'Create or replace a deck', description: text.IMPORT_DECK,
@@ -129,6 +144,11 @@ const SPECS: readonly ToolSpec[] = [
       }, beforeCommit), (result: ImportResult) => (result.mode === 'create' ? 201 : 200));
       return { ...outcome, deckId: (outcome.body as ImportResult).deckId };
     },
+    summary: (r: ImportResult) => {
+      const warnings = r.warnings?.length ?? 0;
+      return `${r.mode === 'create' ? 'Created' : 'Updated'} deck ${quote(r.title ?? '')} (${r.deckId}) with ${r.cardCount} cards, version ${r.version ?? 'none'}` +
+        `${warnings > 0 ? `; ${warnings} warnings in structuredContent.warnings` : ''}; view it at ${r.previewUrl}`;
+    },
   },
   {
     name: 'append_cards', operationId: 'appendCards', title: 'Append cards', description: text.APPEND_CARDS,
@@ -138,6 +158,7 @@ const SPECS: readonly ToolSpec[] = [
     run: (env, args, route) => idempotentWrite(env, args, route, (beforeCommit) => appendCards(env.ctx, env.principal, {
       deckId: param(args, 'deckId'), cards: (args.body as { cards: CardInput[] }).cards, ifMatch: args.ifMatch,
     }, beforeCommit), () => 200),
+    summary: (r: AppendCardsResult) => `Appended ${r.addedCount} cards to deck ${r.deckId}: now ${r.cardCount} cards, version ${r.version ?? 'none'}`,
   },
   {
     name: 'update_deck', operationId: 'updateDeck', title: 'Update deck metadata', description: text.UPDATE_DECK,
@@ -145,6 +166,7 @@ const SPECS: readonly ToolSpec[] = [
     run: async ({ ctx, principal }, args) => ok(await patchDeck(ctx, principal, {
       deckId: param(args, 'deckId'), patch: args.body as DeckPatch, ifMatch: args.ifMatch,
     })),
+    summary: (deck: DeckSummary) => `Deck ${deckLine(deck)} as it now is`,
   },
   {
     name: 'update_card', operationId: 'updateCard', title: 'Update one card', description: text.UPDATE_CARD,
@@ -152,6 +174,7 @@ const SPECS: readonly ToolSpec[] = [
     run: async ({ ctx, principal }, args) => ok(await patchDeckCard(ctx, principal, {
       deckId: param(args, 'deckId'), cardId: param(args, 'cardId'), patch: args.body as CardPatch, ifMatch: args.ifMatch,
     })),
+    summary: (card: CardDto) => `Card ${card.id} (position ${card.order}) as it now is`,
   },
   {
     name: 'start_review', operationId: 'startReviewSession', title: 'Start a review session', description: text.START_REVIEW,
@@ -164,19 +187,25 @@ const SPECS: readonly ToolSpec[] = [
       }, beforeCommit), () => 201);
       return { ...outcome, deckId: body.deckId };
     },
+    summary: (s: Session) => `${sessionLine(s)}${s.next !== null ? `; next card ${s.next.id} (in structuredContent.next)` : s.cards.length > 0 ? '' : '; nothing is due'}`,
   },
   {
     name: 'get_review', operationId: 'getReviewSession', title: 'Read a review session', description: text.GET_REVIEW, annotations: READ,
     run: async ({ ctx, principal }, args) => ok(await getSession(ctx, principal, { sessionId: param(args, 'sessionId') })),
+    summary: sessionLine,
   },
   {
     name: 'answer_card', operationId: 'answerReviewCard', title: 'Answer a card', description: text.ANSWER_CARD,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ ctx, principal }, args) => ok(await answerCard(ctx, principal, { sessionId: param(args, 'sessionId'), ...(args.body as AnswerBody) })),
+    summary: (a: AnswerResult) =>
+      `Recorded ${a.answer.rating} for card ${a.answer.cardId}; ${a.progress.answered} of ${a.progress.total} answered, ${a.progress.remaining} remaining; next due ${a.nextDue}` +
+      (a.next === null ? '' : `; next card ${a.next.id}`),
   },
   {
     name: 'get_card', operationId: 'getCard', title: 'Read one card', description: text.GET_CARD, annotations: READ,
     run: async ({ ctx, principal }, args) => ok(await getDeckCard(ctx, principal, { deckId: param(args, 'deckId'), cardId: param(args, 'cardId') })),
+    summary: (card: CardDto) => `Card ${card.id} at position ${card.order}`,
   },
   {
     name: 'delete_card', operationId: 'deleteCard', title: 'Delete one card', description: text.DELETE_CARD,
@@ -184,6 +213,7 @@ const SPECS: readonly ToolSpec[] = [
     run: async ({ ctx, principal }, args) => ok(await deleteDeckCard(ctx, principal, {
       deckId: param(args, 'deckId'), cardId: param(args, 'cardId'), ifMatch: args.ifMatch,
     })),
+    summary: (r: DeleteCardResult) => `Deleted; deck ${r.deckId} now has ${r.cardCount} cards, version ${r.version ?? 'none'}`,
   },
   {
     name: 'move_card', operationId: 'moveCard', title: 'Move one card', description: text.MOVE_CARD,
@@ -191,6 +221,7 @@ const SPECS: readonly ToolSpec[] = [
     run: async ({ ctx, principal }, args) => ok(await moveDeckCard(ctx, principal, {
       deckId: param(args, 'deckId'), cardId: param(args, 'cardId'), order: (args.body as { order: number }).order, ifMatch: args.ifMatch,
     })),
+    summary: (r: MoveCardResult) => `Card ${r.card.id} is now at position ${r.card.order}; deck version ${r.version ?? 'none'}`,
   },
   {
     name: 'update_cards', operationId: 'updateCards', title: 'Update many cards', description: text.UPDATE_CARDS,
@@ -198,14 +229,17 @@ const SPECS: readonly ToolSpec[] = [
     run: (env, args, route) => idempotentWrite(env, args, route, (beforeCommit) => patchDeckCards(env.ctx, env.principal, {
       deckId: param(args, 'deckId'), cards: (args.body as { cards: BulkCardPatch[] }).cards, ifMatch: args.ifMatch,
     }, beforeCommit), () => 200),
+    summary: (r: CardsPatchResult) => `${r.cards.length} cards of deck ${r.deckId} as they now are; version ${r.version ?? 'none'}`,
   },
   {
     name: 'list_due', operationId: 'listDue', title: 'What is due', description: text.LIST_DUE, annotations: READ,
     run: async ({ ctx, principal }) => ok(await listDue(ctx, principal)),
+    summary: (d: Due) => `${d.total.due} cards due and ${d.total.new} new across ${d.decks.length} decks`,
   },
   {
     name: 'get_schedule', operationId: 'getDeckSchedule', title: "A deck's schedule", description: text.GET_SCHEDULE, annotations: READ,
     run: async ({ ctx, principal }, args) => ok(await getSchedule(ctx, principal, { deckId: param(args, 'deckId') })),
+    summary: (s: Schedule) => `${s.cards.length} cards of deck ${s.deckId}; ${s.cards.filter((c) => c.state === 'new').length} never reviewed`,
   },
   {
     name: 'list_reviews', operationId: 'listReviewSessions', title: 'List review sessions', description: text.LIST_REVIEWS, annotations: READ,
@@ -213,11 +247,16 @@ const SPECS: readonly ToolSpec[] = [
       deckId: args.query.deckId as string | undefined, status: args.query.status as SessionStatus | undefined,
       limit: args.query.limit as number, token: args.query.token as string | undefined,
     })),
+    summary: (l: SessionList) => `${l.sessions.length} sessions${morePages(l.nextToken)}`,
   },
   {
     name: 'complete_review', operationId: 'completeReviewSession', title: 'Complete a review session', description: text.COMPLETE_REVIEW,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ ctx, principal }, args) => ok(await completeSession(ctx, principal, { sessionId: param(args, 'sessionId') })),
+    summary: (s: Session) => {
+      const accuracy = s.stats?.accuracy;
+      return `${sessionLine(s)}${accuracy === null || accuracy === undefined ? '' : `; accuracy ${Math.round(accuracy * 100)}%`}`;
+    },
   },
   ...DECK_TOOL_SPECS,
 ];

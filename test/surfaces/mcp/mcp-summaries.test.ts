@@ -1,0 +1,68 @@
+// The one-line text beside each tool's structuredContent (each tool's `summary`, in its entry in
+// src/surfaces/mcp/tools.ts): the line of every tool that writes one, through a deck's life, and
+// `<tool> done` for one that does not.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { connectMcp, type McpSession } from '../../helpers/mcp.ts';
+import { startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+
+const MARKDOWN = '---\nversion: 1\nlang: en\n---\n# Elements\n\n## Front\nGold?\n\n## Back\nAu\n\n---\n\n## Front\nIron?\n\n## Back\nFe\n';
+
+describe('MCP tool summaries', () => {
+  let server: TestServer;
+  let user: TestUser;
+  let mcp: McpSession;
+  before(async () => {
+    ({ server, user } = await startServerWithUser());
+    mcp = await connectMcp(server, user.token);
+  });
+  after(async () => {
+    await mcp.close();
+    await server.close();
+  });
+
+  async function line(tool: string, args: Record<string, unknown> = {}): Promise<{ text: string; body: any }> {
+    const result = await mcp.call(tool, args);
+    assert.equal(result.isError, undefined, `${tool}: ${JSON.stringify(result.body)}`);
+    return { text: (result.content[0] as { text: string }).text, body: result.body };
+  }
+
+  test('should say what each tool did in one line', async () => {
+    assert.match((await line('whoami')).text, new RegExp(`^Token ".+" \\(\\S+, pat\\) of user ${user.userId}; scopes: decks:read, .+$`));
+    assert.match((await line('get_capacity')).text, /^0 decks of (\d+|unlimited); another deck can be created$/);
+    const imported = await line('import_deck', { markdown: MARKDOWN, idempotencyKey: 'summaries-import' });
+    const deckId: string = imported.body.deckId;
+    assert.equal(imported.text, `Created deck "Elements" (${deckId}) with 2 cards, version ${imported.body.version}; view it at ${imported.body.previewUrl}`);
+    const listed = await line('list_decks');
+    assert.equal(listed.text, `1 decks: "Elements" (${deckId}, 2 cards, version ${imported.body.version})`);
+    assert.equal((await line('get_deck', { deckId })).text, `Deck "Elements" (${deckId}, 2 cards, version ${imported.body.version}); the cards are in structuredContent.cards`);
+    const appendArgs = { deckId, idempotencyKey: 'summaries-append', cards: [{ front: 'Neon?', back: 'Ne' }] };
+    const appended = await line('append_cards', appendArgs);
+    assert.equal(appended.text, `Appended 1 cards to deck ${deckId}: now 3 cards, version ${appended.body.version}`);
+    assert.equal((await line('append_cards', appendArgs)).text, `${appended.text} (replayed: the first call with this idempotencyKey already did this; nothing was done again)`);
+    const renamed = await line('update_deck', { deckId, title: 'Metals' });
+    assert.equal(renamed.text, `Deck "Metals" (${deckId}, 3 cards, version ${renamed.body.version}) as it now is`);
+    const cardId: string = (await line('get_deck', { deckId })).body.cards[0].id;
+    assert.equal((await line('get_card', { deckId, cardId })).text, `Card ${cardId} at position 0`);
+    assert.equal((await line('update_card', { deckId, cardId, front: 'Gold, symbol?' })).text, `Card ${cardId} (position 0) as it now is`);
+    const moved = await line('move_card', { deckId, cardId, order: 2 });
+    assert.equal(moved.text, `Card ${cardId} is now at position 2; deck version ${moved.body.version}`);
+    const patched = await line('update_cards', { deckId, cards: [{ id: cardId, back: 'Au (aurum)' }] });
+    assert.equal(patched.text, `1 cards of deck ${deckId} as they now are; version ${patched.body.version}`);
+    const deleted = await line('delete_card', { deckId, cardId });
+    assert.equal(deleted.text, `Deleted; deck ${deckId} now has 2 cards, version ${deleted.body.version}`);
+    assert.equal((await line('list_due')).text, '0 cards due and 2 new across 1 decks');
+    assert.equal((await line('get_schedule', { deckId })).text, `2 cards of deck ${deckId}; 2 never reviewed`);
+    const started = await line('start_review', { deckId });
+    const sessionId: string = started.body.id;
+    const session = `Session ${sessionId} for deck ${deckId} is ${started.body.status}`;
+    assert.equal(started.text, `${session}: 0 of 2 cards answered; next card ${started.body.next.id} (in structuredContent.next)`);
+    assert.equal((await line('get_review', { sessionId })).text, `${session}: 0 of 2 cards answered`);
+    const answered = await line('answer_card', { sessionId, cardId: started.body.next.id, rating: 'good' });
+    assert.equal(answered.text, `Recorded good for card ${started.body.next.id}; 1 of 2 answered, 1 remaining; next due ${answered.body.nextDue}; next card ${answered.body.next.id}`);
+    assert.equal((await line('list_reviews')).text, '1 sessions');
+    const completed = await line('complete_review', { sessionId });
+    assert.match(completed.text, new RegExp(`^Session ${sessionId} for deck ${deckId} is ${completed.body.status}: 1 of 2 cards answered(; accuracy \\d+%)?$`));
+    assert.equal((await line('delete_deck', { deckId })).text, 'delete_deck done');
+  });
+});
