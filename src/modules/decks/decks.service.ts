@@ -115,14 +115,19 @@ export async function findOwnDeck(ctx: ServiceContext, actor: Actor, input: { de
   return deck !== null && deck.userId === actor.userId ? deck : null;
 }
 
+/** One refusal for a missing deck and one the person may not see or change: a page must not tell them apart. */
+export function deckNotFound(): AppError {
+  return new AppError('DECK_NOT_FOUND', 'There is no deck at this address, or it is not shared with you.');
+}
+
 /**
- * findOwnDeck for a write from the pages, checked before it is admitted: DECK_NOT_FOUND (the 404
- * page) for a missing deck and another person's alike, worded as the learning view's. The write
- * may start from the deck returned (writeDeck's `ownDeck`) instead of reading it again.
+ * findOwnDeck for a page that changes the deck (checked before a write is admitted): deckNotFound,
+ * the 404 page, for a missing deck and another person's alike. The write may start from the deck
+ * returned (writeDeck's `ownDeck`) instead of reading it again.
  */
 export async function ownDeckOrNotFound(ctx: ServiceContext, actor: Actor, input: { deckId: string }): Promise<DeckRecord> {
   const deck = await findOwnDeck(ctx, actor, input);
-  if (deck === null) throw new AppError('DECK_NOT_FOUND', 'There is no deck at this address, or it is not shared with you.');
+  if (deck === null) throw deckNotFound();
   return deck;
 }
 

@@ -8,6 +8,7 @@ import type { Actor } from '../identity/principal.ts';
 import { cardDto } from '../decks/decks.mappers.ts';
 import type { CardDto } from '../decks/decks.schemas.ts';
 import { findDeck, listCards, type DeckRecord } from '../decks/decks.repository.ts';
+import { deckNotFound } from '../decks/decks.service.ts';
 import type { RenderedCard } from '../rendering/card-renderer.ts';
 import type { RenderedDeck } from '../rendering/rendered-deck-cache.ts';
 import { answerCard, completeSession, findActiveSessionOfDeck, getSession, startSession } from '../reviews/reviews.service.ts';
@@ -21,11 +22,6 @@ export interface DeckPage {
   rendered: RenderedDeck;
 }
 
-/** One refusal for a missing deck and a deck one may not see: the page must not tell them apart. */
-function notFound(): AppError {
-  return new AppError('DECK_NOT_FOUND', 'There is no deck at this address, or it is not shared with you.');
-}
-
 /** Whether `viewer` may see the deck in the learning view. */
 export function canView(deck: Pick<DeckRecord, 'userId' | 'visibility'>, viewer: Actor | null): boolean {
   return deck.visibility !== 'private' || viewer?.userId === deck.userId;
@@ -37,7 +33,7 @@ export function canView(deck: Pick<DeckRecord, 'userId' | 'visibility'>, viewer:
  */
 export async function openDeck(ctx: ServiceContext, viewer: Actor | null, input: { deckId: string }): Promise<DeckPage> {
   const deck = await findDeck(ctx.db, input.deckId);
-  if (deck === null || !canView(deck, viewer)) throw notFound();
+  if (deck === null || !canView(deck, viewer)) throw deckNotFound();
   const cache = ctx.renderedDecks.loaded ?? await ctx.renderedDecks.get();
   const rendered = cache.get(deck.id, deck.updatedAt)
     ?? await cache.render(deck.id, deck.updatedAt, (await listCards(ctx.db, deck.id)).map(cardDto));
@@ -52,7 +48,7 @@ export async function cardsOfDeck(ctx: ServiceContext, page: DeckPage): Promise<
 /** The deck for its owner only (the editor): DECK_NOT_FOUND for anyone else, as in the learning view. */
 export async function openOwnDeck(ctx: ServiceContext, owner: Actor, input: { deckId: string }): Promise<DeckPage> {
   const page = await openDeck(ctx, owner, input);
-  if (!page.isOwner) throw notFound();
+  if (!page.isOwner) throw deckNotFound();
   return page;
 }
 

@@ -50,6 +50,15 @@ async function statementsOf(db: Db, work: () => Promise<void>): Promise<string[]
 describe('writes from the pages', () => {
   const suite = buildForSuite({ socket: true });
 
+  /** A signed-in person (and their CSRF token) beside another person's deck. */
+  async function strangerOfADeck() {
+    const { server } = suite;
+    const person = await server.user();
+    const { deckId, cardIds } = await deckOf(server, await server.user());
+    const browser = await signedIn(server, person);
+    return { server, person, deckId, cardIds, browser, csrf: await browser.sessionCsrf() };
+  }
+
   test('should refuse every declared write with the 429 page and Retry-After once the web bucket is spent', async () => {
     const { server } = suite;
     const person = await server.user();
@@ -84,12 +93,7 @@ describe('writes from the pages', () => {
   });
 
   test('should refuse first what it refused before admitting: sign-in, CSRF, an empty import, another person\'s deck', async () => {
-    const { server } = suite;
-    const person = await server.user();
-    const owner = await server.user();
-    const { deckId, cardIds } = await deckOf(server, owner);
-    const browser = await signedIn(server, person);
-    const csrf = await browser.sessionCsrf();
+    const { server, person, deckId, cardIds, browser, csrf } = await strangerOfADeck();
     await spendWebBucket(server, person);
     assert.equal((await signedOut(server).request('POST', '/decks/new', { title: 'X' })).status, 303, 'signed out: to sign in');
     assert.equal((await browser.request('POST', '/decks/new', { title: 'X' })).status, 403, 'no CSRF token: the 403 page');
@@ -100,12 +104,7 @@ describe('writes from the pages', () => {
   });
 
   test('should not count a write to another person\'s deck in the web bucket', async () => {
-    const { server } = suite;
-    const person = await server.user();
-    const owner = await server.user();
-    const { deckId, cardIds } = await deckOf(server, owner);
-    const browser = await signedIn(server, person);
-    const csrf = await browser.sessionCsrf();
+    const { server, person, deckId, cardIds, browser, csrf } = await strangerOfADeck();
     for (let i = 0; i < 3; i++) {
       assert.equal((await browser.request('POST', `/decks/${deckId}/edit/cards/${cardIds[0]}/move`, { _csrf: csrf, version: '*', to: '2' })).status, 404);
     }
