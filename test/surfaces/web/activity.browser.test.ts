@@ -120,6 +120,13 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
     await noSidewaysScroll('with a call opened');
     assert.deepEqual(await axeViolations(page), []);
     await screenshot(page, 'token-activity-stacked-360-open', 'learning');
+    // WCAG's reflow width too, with More focused from the keyboard (its outline must not be clipped).
+    await page.setViewportSize({ width: 320, height: 800 });
+    await noSidewaysScroll('at 320 px');
+    await errorRow.locator('summary').focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    await screenshot(page, 'token-activity-stacked-320-focus', 'learning');
 
     // At desktop widths it is the table it was: a header row in view, each call on one line.
     await page.setViewportSize({ width: 1280, height: 800 });
