@@ -5,13 +5,13 @@
 // write of card text or a card removal must call indexCards / unindexCards here.
 //
 // One document per deck (title, description, tags) and per card (front, back, extras.info), text
-// folded by search-text.ts. SQLite: search_documents maps each document to a rowid of the
+// made by search-text.ts. SQLite: search_documents maps each document to a rowid of the
 // contentless FTS5 table search_fts(owner, body); PostgreSQL: search_documents holds the tsvector
 // (`simple` configuration, GIN index). Each statement handles a whole batch (a JSON parameter).
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { isPostgres } from '../../db/dialect-info.ts';
-import { cardDocumentText, deckDocumentText, ownerToken } from './search-text.ts';
+import { cardDocumentParts, deckDocumentParts, ftsText, indexedText, ownerToken, type DocumentParts } from './search-text.ts';
 
 export interface IndexedCard {
   readonly id: string;
@@ -19,7 +19,7 @@ export interface IndexedCard {
   readonly data: string;
 }
 
-interface Document { id: string; body: string }
+interface Document { id: string; parts: DocumentParts }
 
 interface IndexDialect {
   /** Adds documents of one deck (none of them indexed yet); the owner is looked up unless given. */
@@ -46,7 +46,7 @@ const sqliteIndex: IndexDialect = {
   // with json_each inside, parsing the whole batch again for every row (250 cards: 140 ms).
   // The write's transaction holds SQLite's one writer lock, so max(rowid) + n is free.
   async add(db, deckId, docs, userId) {
-    const json = JSON.stringify(docs);
+    const json = JSON.stringify(docs.map((d) => ({ id: d.id, body: ftsText(d.parts) })));
     const base = Number((await sql<{ n: number | null }>`select max(rowid) as n from search_documents`.execute(db)).rows[0]?.n ?? 0);
     const owner = userId !== undefined
       ? ownerToken(userId)
@@ -80,7 +80,7 @@ const postgresIndex: IndexDialect = {
     const owner = userId !== undefined ? sql`${userId}` : sql`(select user_id from decks where id = ${deckId})`;
     await sql`insert into search_documents (deck_id, doc_id, user_id, tsv)
       select ${deckId}, x.id, ${owner}, to_tsvector('simple', x.body)
-      from unnest(cast(${docs.map((d) => d.id)} as text[]), cast(${docs.map((d) => d.body)} as text[])) as x(id, body)`.execute(db);
+      from unnest(cast(${docs.map((d) => d.id)} as text[]), cast(${docs.map((d) => indexedText(d.parts))} as text[])) as x(id, body)`.execute(db);
   },
   async remove(db, deckId, docIds) {
     await sql`delete from search_documents where deck_id = ${deckId} and doc_id = any(${docIds})`.execute(db);
@@ -100,7 +100,7 @@ function dialect(db: Db): IndexDialect {
 /** Indexes new cards of a deck (an import, an append, a copy). */
 export async function indexNewCards(db: Db, deckId: string, cards: readonly IndexedCard[]): Promise<void> {
   if (cards.length === 0) return;
-  await dialect(db).add(db, deckId, cards.map((c) => ({ id: c.id, body: cardDocumentText(c.data) })));
+  await dialect(db).add(db, deckId, cards.map((c) => ({ id: c.id, parts: cardDocumentParts(c.data) })));
 }
 
 /** Indexes cards whose text changed (a card update, a bulk patch). */
@@ -138,7 +138,7 @@ export async function indexDeckDocument(db: Db, deck: IndexedDeck): Promise<void
   const { id: deckId, tags } = deck;
   const index = dialect(db);
   await index.remove(db, deckId, [deckId]);
-  await index.add(db, deckId, [{ id: deckId, body: deckDocumentText(deck.title, deck.description, tags) }]);
+  await index.add(db, deckId, [{ id: deckId, parts: deckDocumentParts(deck.title, deck.description, tags) }]);
   await db.deleteFrom('deck_tags').where('deck_id', '=', deckId).execute();
   const keys = [...new Set(tags.map((t) => t.toLowerCase()))];
   if (keys.length > 0) await db.insertInto('deck_tags').values(keys.map((key) => ({ deck_id: deckId, tag_key: key }))).execute();
@@ -149,7 +149,7 @@ export async function indexDeckDocument(db: Db, deck: IndexedDeck): Promise<void
  * known, so an import spends two statements on its deck document instead of five.
  */
 export async function indexNewDeckDocument(db: Db, deck: IndexedDeck & { readonly userId: string }): Promise<void> {
-  await dialect(db).add(db, deck.id, [{ id: deck.id, body: deckDocumentText(deck.title, deck.description, deck.tags) }], deck.userId);
+  await dialect(db).add(db, deck.id, [{ id: deck.id, parts: deckDocumentParts(deck.title, deck.description, deck.tags) }], deck.userId);
   const keys = [...new Set(deck.tags.map((t) => t.toLowerCase()))];
   if (keys.length > 0) await db.insertInto('deck_tags').values(keys.map((key) => ({ deck_id: deck.id, tag_key: key }))).execute();
 }
