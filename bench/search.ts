@@ -131,6 +131,8 @@ async function searchFigures(label: string): Promise<void> {
 
 if (ONLY.has('search')) {
   await seedDecks([me.id], 100);
+  // Statistics for the planner at both sizes (autovacuum would gather them in a while).
+  if (pg) await sql`analyze`.execute(db);
   await searchFigures('100 decks');
   const started = performance.now();
   const users: { id: string; email: string }[] = Array.from({ length: 999 }, (_, i) => ({ id: id('usr'), email: `bench-other-${i}-${Date.now()}@example.com` }));
