@@ -16,6 +16,8 @@ const ONLY = new Set((process.env.BENCH_ONLY ?? 'import,search,trash').split(','
 const { buildApp } = await import(`${SRC}/app.ts`) as typeof import('../src/app.ts');
 const { loadConfig } = await import(`${SRC}/config.ts`) as typeof import('../src/config.ts');
 const { isPostgres } = await import(`${SRC}/db/dialect-info.ts`) as typeof import('../src/db/dialect-info.ts');
+// What SQLite's index holds for a document, as the checkout under test writes it.
+const searchText = await import(`${SRC}/modules/search-index/search-text.ts`) as Partial<typeof import('../src/modules/search-index/search-text.ts')>;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-bench-search-'));
 let offsetMs = 0;
@@ -89,13 +91,14 @@ async function seedDecks(userIds: string[], decksPerUser: number): Promise<void>
     const docs: { d: string; id: string; u: string; o: string; b: string }[] = [];
     for (const deck of decks) {
       const owner = `u${Buffer.from(deck.u).toString('hex')}`;
-      docs.push({ d: deck.id, id: deck.id, u: deck.u, o: owner, b: deck.t.toLowerCase() });
+      const body = (text: string) => (searchText.ownWordsText && searchText.userCode ? searchText.ownWordsText([text], searchText.userCode(deck.u)) : text.toLowerCase());
+      docs.push({ d: deck.id, id: deck.id, u: deck.u, o: owner, b: pg ? deck.t.toLowerCase() : body(deck.t) });
       for (let p = 0; p < 10; p++) {
         const front = words(6);
         const back = words(6);
         const card = { id: id('crd'), d: deck.id, p, data: JSON.stringify({ front, back, oneSided: false, extras: { frontType: 'markdown', backType: 'markdown' } }) };
         cards.push(card);
-        docs.push({ d: deck.id, id: card.id, u: deck.u, o: owner, b: `${front} ${back}` });
+        docs.push({ d: deck.id, id: card.id, u: deck.u, o: owner, b: pg ? `${front} ${back}` : body(`${front} ${back}`) });
       }
     }
     await db.transaction().execute(async (trx) => {
@@ -124,6 +127,9 @@ async function searchFigures(label: string): Promise<void> {
   // Words of the measured user's own cards: each query finds something.
   const rows = await sql<{ data: string }>`select c.data from cards c join decks d on d.id = c.deck_id where d.user_id = ${me.id} limit 50`.execute(db);
   const queries = rows.rows.map((r) => (JSON.parse(r.data) as { front: string }).front.split(' ')[0]);
+  // Each query finds something (a bench whose seeding the index cannot read would time empty searches).
+  if (JSON.parse((await request(token, 'GET', `/search?q=${queries[0]}`)).body).results.length === 0) throw new Error(`no result for ${queries[0]}`);
+  if (JSON.parse((await request(token, 'GET', `/decks?q=${queries[0]}`)).body).items.length === 0) throw new Error(`no deck for ${queries[0]}`);
   note(`GET /decks?q= p50 ms, ${label}`, (await timed(300, 50, async (i) => { await request(token, 'GET', `/decks?q=${queries[i % queries.length]}`); })).toFixed(2));
   note(`GET /search?q= p50 ms, ${label}`, (await timed(300, 50, async (i) => { await request(token, 'GET', `/search?q=${queries[i % queries.length]}`); })).toFixed(2));
   note(`GET /search?q= (two words) p50 ms, ${label}`, (await timed(300, 50, async (i) => { await request(token, 'GET', `/search?q=${queries[i % queries.length]}%20${queries[(i + 1) % queries.length]}`); })).toFixed(2));

@@ -16,6 +16,7 @@ import * as m0006 from './migrations/0006-media.ts';
 import * as m0007 from './migrations/0007-deck-trash-and-search.ts';
 import * as m0008 from './migrations/0008-review-extensions.ts';
 import * as m0009 from './migrations/0009-activity-error-code.ts';
+import * as m0010 from './migrations/0010-search-words-per-user.ts';
 
 export type Db = Kysely<Database>;
 
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-deck-trash-and-search': m0007,
   '0008-review-extensions': m0008,
   '0009-activity-error-code': m0009,
+  '0010-search-words-per-user': m0010,
 };
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,12 +1,13 @@
 // Full-text queries over the index that search-index.repository.ts keeps (see search-text.ts for
 // what a word is). Every query is a list of words, all of which one document must hold; no part of
 // the user's text is ever query syntax (each word is a quoted FTS5 string on SQLite, and goes
-// through plainto_tsquery on PostgreSQL). Results come by relevance: BM25 on SQLite, ts_rank on
-// PostgreSQL, then by id, so pages are stable.
+// through plainto_tsquery on PostgreSQL). Results come by relevance: BM25 on SQLite (its word
+// weights from the user's own documents, or the public decks'), ts_rank on PostgreSQL, then by
+// id, so pages are stable.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { isPostgres } from '../../db/dialect-info.ts';
-import { ownerToken } from '../search-index/search-text.ts';
+import { ownerToken, userCode } from '../search-index/search-text.ts';
 
 /** Whose decks: one user's, or every user's public ones. */
 export type SearchScope = { readonly userId: string } | 'public';
@@ -41,10 +42,17 @@ function deckConditions(filters: DeckFilters, scope: SearchScope, deckId: RawBui
   return parts.length === 0 ? sql`` : sql` and ${sql.join(parts, sql` and `)}`;
 }
 
-/** An FTS5 query of the words (and the owner's token): every word a quoted string, never syntax. */
+/**
+ * An FTS5 query of the words: every word a quoted string, never syntax. A user's own search asks
+ * for the words with the user's code before each, in `body`, and for the user's token in `owner`
+ * (two users may share a code); a public search asks for the plain words, which only public
+ * decks' documents hold (`pub`).
+ */
 function ftsQuery(scope: SearchScope, words: readonly string[]): string {
-  const body = `body : (${words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' AND ')})`;
-  return scope === 'public' ? body : `owner : "${ownerToken(scope.userId)}" AND ${body}`;
+  const quoted = (w: string) => `"${w.replaceAll('"', '""')}"`;
+  if (scope === 'public') return `pub : (${words.map(quoted).join(' AND ')})`;
+  const code = userCode(scope.userId);
+  return `owner : ${quoted(ownerToken(scope.userId))} AND body : (${words.map((w) => quoted(code + w)).join(' AND ')})`;
 }
 
 const sqliteSearch: SearchDialect = {

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertRows } from '../../db/dialect-info.ts';
 import type { Visibility } from './decks.schemas.ts';
-import { indexCards, indexNewCards, indexNewDeckDocument, reindexDeckDocument, unindexCardsOfDeck } from '../search-index/search-index.repository.ts';
+import { indexCards, indexDeckVisibility, indexNewCards, indexNewDeckDocument, reindexDeckDocument, unindexCardsOfDeck } from '../search-index/search-index.repository.ts';
 
 export interface DeckRecord {
   id: string;
@@ -154,6 +154,7 @@ export async function updateDeckIfUnchanged(
   const result = await db.updateTable('decks').set(set).where('id', '=', deckId).where('updated_at', '=', expectedUpdatedAt).executeTakeFirst();
   const updated = result.numUpdatedRows > 0n;
   if (updated && (changes.title !== undefined || changes.description !== undefined || changes.tags !== undefined)) await reindexDeckDocument(db, deckId);
+  if (updated && changes.visibility !== undefined) await indexDeckVisibility(db, deckId);
   return updated;
 }
 

@@ -6,12 +6,14 @@
 //
 // One document per deck (title, description, tags) and per card (front, back, extras.info), text
 // made by search-text.ts. SQLite: search_documents maps each document to a rowid of the
-// contentless FTS5 table search_fts(owner, body); PostgreSQL: search_documents holds the tsvector
-// (`simple` configuration, GIN index). Each statement handles a whole batch (a JSON parameter).
+// contentless FTS5 table search_fts(owner, body, pub): the owner's token, the words with the
+// owner's code before each, and for a public deck the plain words (so a deck made public or
+// private is indexed again); PostgreSQL: search_documents holds the tsvector (`simple`
+// configuration, GIN index). Each statement handles a whole batch (a JSON or array parameter).
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { isPostgres } from '../../db/dialect-info.ts';
-import { cardDocumentParts, deckDocumentParts, ftsText, indexedText, ownerToken, type DocumentParts } from './search-text.ts';
+import { cardDocumentParts, deckDocumentParts, ftsText, indexedText, ownerToken, ownWordsText, userCode, type DocumentParts } from './search-text.ts';
 
 export interface IndexedCard {
   readonly id: string;
@@ -21,9 +23,14 @@ export interface IndexedCard {
 
 interface Document { id: string; parts: DocumentParts }
 
+/** Whose deck, and whether everyone may find it. */
+interface DeckOwner { readonly userId: string; readonly visibility: string }
+
 interface IndexDialect {
-  /** Adds documents of one deck (none of them indexed yet); the owner is looked up unless given. */
-  add(db: Db, deckId: string, docs: readonly Document[], userId?: string): Promise<void>;
+  /** Adds documents of one deck (none of them indexed yet); its owner is looked up unless given. */
+  add(db: Db, deckId: string, docs: readonly Document[], owner?: DeckOwner): Promise<void>;
+  /** After a deck's visibility was written: what the index holds of it that depends on it. */
+  visibilityChanged(db: Db, deckId: string): Promise<void>;
   /** Removes the named documents of one deck. */
   remove(db: Db, deckId: string, docIds: readonly string[]): Promise<void>;
   /** Removes every card document of one deck. */
@@ -45,14 +52,20 @@ const sqliteIndex: IndexDialect = {
   // Rowids are given, not looked up by joining the JSON to the table: SQLite may run such a join
   // with json_each inside, parsing the whole batch again for every row (250 cards: 140 ms).
   // The write's transaction holds SQLite's one writer lock, so max(rowid) + n is free.
-  async add(db, deckId, docs, userId) {
-    const json = JSON.stringify(docs.map((d) => ({ id: d.id, body: ftsText(d.parts) })));
+  async add(db, deckId, docs, given) {
+    const owner = given ?? await db.selectFrom('decks').select(['user_id as userId', 'visibility']).where('id', '=', deckId).executeTakeFirst();
+    if (owner === undefined) return;
+    const code = userCode(owner.userId);
+    const isPublic = owner.visibility === 'public';
+    const json = JSON.stringify(docs.map((d) => ({ id: d.id, body: ownWordsText(d.parts, code), pub: isPublic ? ftsText(d.parts) : '' })));
     const base = Number((await sql<{ n: number | null }>`select max(rowid) as n from search_documents`.execute(db)).rows[0]?.n ?? 0);
-    const owner = userId !== undefined
-      ? ownerToken(userId)
-      : (await sql<{ o: string }>`select 'u' || lower(hex(user_id)) as o from decks where id = ${deckId}`.execute(db)).rows[0]?.o ?? '';
     await sql`insert into search_documents (rowid, deck_id, doc_id) select ${base} + j.key + 1, ${deckId}, j.value ->> 'id' from json_each(${json}) j`.execute(db);
-    await sql`insert into search_fts (rowid, owner, body) select ${base} + j.key + 1, ${owner}, j.value ->> 'body' from json_each(${json}) j`.execute(db);
+    await sql`insert into search_fts (rowid, owner, body, pub)
+      select ${base} + j.key + 1, ${ownerToken(owner.userId)}, j.value ->> 'body', j.value ->> 'pub' from json_each(${json}) j`.execute(db);
+  },
+  // The plain words (`pub`) are there for public decks only: the deck is indexed again.
+  async visibilityChanged(db, deckId) {
+    await reindexDeck(db, deckId);
   },
   async remove(db, deckId, docIds) {
     const json = JSON.stringify(docIds);
@@ -76,8 +89,8 @@ const sqliteIndex: IndexDialect = {
 const postgresIndex: IndexDialect = {
   // Two text arrays, not one JSON document: the driver sends them as they are and PostgreSQL
   // reads them without building a jsonb first.
-  async add(db, deckId, docs, userId) {
-    const owner = userId !== undefined ? sql`${userId}` : sql`(select user_id from decks where id = ${deckId})`;
+  async add(db, deckId, docs, given) {
+    const owner = given !== undefined ? sql`${given.userId}` : sql`(select user_id from decks where id = ${deckId})`;
     await sql`insert into search_documents (deck_id, doc_id, user_id, tsv)
       select ${deckId}, x.id, ${owner}, to_tsvector('simple', x.body)
       from unnest(cast(${docs.map((d) => d.id)} as text[]), cast(${docs.map((d) => indexedText(d.parts))} as text[])) as x(id, body)`.execute(db);
@@ -91,6 +104,8 @@ const postgresIndex: IndexDialect = {
   async removeDeck(db, deckId) {
     await sql`delete from search_documents where deck_id = ${deckId}`.execute(db);
   },
+  // Public searches read decks.visibility: nothing in the index depends on it.
+  async visibilityChanged() {},
 };
 
 function dialect(db: Db): IndexDialect {
@@ -148,10 +163,15 @@ export async function indexDeckDocument(db: Db, deck: IndexedDeck): Promise<void
  * Indexes a deck just created (nothing of it indexed yet): no removes first, and the owner is
  * known, so an import spends two statements on its deck document instead of five.
  */
-export async function indexNewDeckDocument(db: Db, deck: IndexedDeck & { readonly userId: string }): Promise<void> {
-  await dialect(db).add(db, deck.id, [{ id: deck.id, parts: deckDocumentParts(deck.title, deck.description, deck.tags) }], deck.userId);
+export async function indexNewDeckDocument(db: Db, deck: IndexedDeck & DeckOwner): Promise<void> {
+  await dialect(db).add(db, deck.id, [{ id: deck.id, parts: deckDocumentParts(deck.title, deck.description, deck.tags) }], deck);
   const keys = [...new Set(deck.tags.map((t) => t.toLowerCase()))];
   if (keys.length > 0) await db.insertInto('deck_tags').values(keys.map((key) => ({ deck_id: deck.id, tag_key: key }))).execute();
+}
+
+/** After a deck's visibility was written (a deck made public, or no longer). */
+export async function indexDeckVisibility(db: Db, deckId: string): Promise<void> {
+  await dialect(db).visibilityChanged(db, deckId);
 }
 
 /** Removes a deck and its cards from the index (into the trash, or purged). */

@@ -1,10 +1,12 @@
 // What the full-text index holds and how a query is read, the same on both stores: text is folded
 // here (compatibility decomposition, marks removed, lower case) and cut into words of letters and
 // digits. PostgreSQL's `simple` configuration reads those words separated by spaces
-// (indexedText); SQLite's FTS5 (unicode61) gets ASCII text as it is, which its tokenizer cuts into
-// the same words, and folded words otherwise (ftsText). Both then agree on every word, and nothing
-// in a query is ever syntax: quotes, `NEAR(`, `AND`, `*`, `:` or `&` are separators or plain
-// words.
+// (indexedText). SQLite's FTS5 (unicode61) reads each word with its owner's code before it
+// (ownWordsText), and, for a public deck, the plain text too: ASCII as it is, which its tokenizer
+// cuts into the same words, and folded words otherwise (ftsText). Both stores then agree on every
+// word, and nothing in a query is ever syntax: quotes, `NEAR(`, `AND`, `*`, `:` or `&` are
+// separators or plain words.
+import { createHash } from 'node:crypto';
 
 /** The longest text indexed per document (a card's sides are at most 4000 characters each). */
 const MAX_INDEXED_CHARS = 20_000;
@@ -58,6 +60,44 @@ export function ftsText(parts: DocumentParts): string {
     const words = NON_ASCII.test(cut) ? indexedText([cut]) : cut;
     text = text === '' ? words : `${text} ${words}`;
   }
+  return text;
+}
+
+const ASCII_NOT_WORD = /[^a-z0-9]+/;
+
+/** A document's words, folded, in order: searchWords of every part (ASCII parts split without the Unicode classes). */
+export function documentWords(parts: DocumentParts): string[] {
+  const words: string[] = [];
+  for (const part of parts) {
+    if (!part) continue;
+    const cut = part.slice(0, MAX_INDEXED_CHARS);
+    if (NON_ASCII.test(cut)) {
+      for (const word of folded(cut).match(WORD) ?? []) words.push(word);
+    } else {
+      for (const word of cut.toLowerCase().split(ASCII_NOT_WORD)) if (word !== '') words.push(word);
+    }
+  }
+  return words;
+}
+
+/**
+ * The code that starts each of a user's words in SQLite's index (4 letters or digits from a hash
+ * of the user id): each user's words are then terms of their own, so FTS5 reads only that user's
+ * postings for a search and weighs words (BM25's IDF) by that user's documents alone, instead of
+ * by every user's (a one-word search cost in proportion to the word's frequency in the whole
+ * store: docs/performance.md). Two users may share a code; the `owner` column still keeps each
+ * search to its user, so sharing only mixes their word weights. Never change it without
+ * rebuilding the index (migration 0010 holds a copy).
+ */
+export function userCode(userId: string): string {
+  const n = createHash('sha256').update(userId, 'utf8').digest().readUInt32BE(0) % 36 ** 4;
+  return n.toString(36).padStart(4, '0');
+}
+
+/** A document's text for the `body` column of SQLite's index: each word with the owner's code before it. */
+export function ownWordsText(parts: DocumentParts, code: string): string {
+  let text = '';
+  for (const word of documentWords(parts)) text = text === '' ? code + word : `${text} ${code}${word}`;
   return text;
 }
 

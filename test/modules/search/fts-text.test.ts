@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import fc from 'fast-check';
-import { ftsText, indexedText, searchWords } from '../../../src/modules/search-index/search-text.ts';
+import { documentWords, ftsText, indexedText, ownWordsText, searchWords, userCode } from '../../../src/modules/search-index/search-text.ts';
 
 describe('the text FTS5 indexes', () => {
   let db: BetterSqlite3.Database;
@@ -36,6 +36,20 @@ describe('the text FTS5 indexes', () => {
       const folded = indexedText(parts);
       assert.deepEqual(tokens(ftsText(parts)), folded === '' ? [] : folded.split(' '));
     }), { numRuns: 400 });
+  });
+
+  test("should give FTS5 each of a user's words as one term, the user's code before it", () => {
+    const code = userCode('usr_example');
+    assert.match(code, /^[0-9a-z]{4}$/);
+    fc.assert(fc.property(fc.array(part, { maxLength: 4 }), (parts) => {
+      const words = documentWords(parts);
+      const folded = indexedText(parts);
+      assert.deepEqual(words, folded === '' ? [] : folded.split(' '));
+      // A query for a word is the tokens of code + word: they must come in the document in a row.
+      const doc = tokens(ownWordsText(parts, code)).join(' ');
+      for (const word of words) assert.ok(` ${doc} `.includes(` ${tokens(code + word).join(' ')} `), `${word} in ${doc}`);
+      assert.equal(tokens(ownWordsText(parts, code)).filter((t) => t.startsWith(code)).length, words.length);
+    }), { numRuns: 300 });
   });
 
   test('should read an ASCII part as searchWords does, without folding it first', () => {
