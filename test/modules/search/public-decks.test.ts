@@ -113,8 +113,12 @@ describe('public decks: GET /public/decks, GET /public/decks/{deckId}, POST /pub
     assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: heronOwner.token, json: { visibility: 'private' } })).status, 200);
     assert.deepEqual(ids(await server.api('GET', '/public/decks?q=heron', { token: reader.token })), []);
     assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: heronOwner.token, json: { visibility: 'public' } })).status, 200);
+    assert.deepEqual(ids(await server.api('GET', '/public/decks?q=heron', { token: reader.token })), [deckId], 'public again');
     assert.equal((await server.api('DELETE', `/decks/${deckId}`, { token: heronOwner.token })).status, 204);
     assert.deepEqual(ids(await server.api('GET', '/public/decks?q=heron', { token: reader.token })), []);
+    assert.equal((await server.api('POST', `/decks/${deckId}/restore`, { token: heronOwner.token })).status, 200);
+    assert.deepEqual(ids(await server.api('GET', '/public/decks?q=heron', { token: reader.token })), [deckId], 'restored');
+    assert.equal((await server.api('DELETE', `/decks/${deckId}`, { token: heronOwner.token })).status, 204);
     assert.ok(!ids(await server.api('GET', '/public/decks', { token: reader.token })).includes(deckId));
     assertError(await server.api('GET', `/public/decks/${deckId}`, { token: reader.token }), 404, 'DECK_NOT_FOUND');
   });
