@@ -1,36 +1,27 @@
 // Migration 0008 on a store that already holds review history (on both stores): answers keep their
 // rows as pass 0 under the new key, schedules learn their card's deck, sessions are not relearn.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
-import { migrateToLatest, openStore, type Store } from '../../src/db/database.ts';
+import type { Migration } from 'kysely/migration';
+import { migrateToLatest, type Store } from '../../src/db/database.ts';
 import * as m0001 from '../../src/db/migrations/0001-initial.ts';
 import * as m0002 from '../../src/db/migrations/0002-reviews.ts';
 import * as m0003 from '../../src/db/migrations/0003-accounts.ts';
 import * as m0004 from '../../src/db/migrations/0004-oauth.ts';
 import * as m0006 from '../../src/db/migrations/0006-media.ts';
-import { dropStore, onPostgres, schemaForDataDir, storeEnvFor } from '../helpers/backend.ts';
+import { storeForMigrations, type MigratedStore } from '../helpers/migrations.ts';
 
 const BEFORE: Record<string, Migration> = { '0001-initial': m0001, '0002-reviews': m0002, '0003-accounts': m0003, '0004-oauth': m0004, '0006-media': m0006 };
 const AT = '2026-03-02T09:00:00.000Z';
 
 describe('migration 0008 on existing review history', () => {
-  let dataDir: string;
+  let migrated: MigratedStore;
   let store: Store;
 
   before(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-migration-'));
-    const env = storeEnvFor(dataDir);
-    store = await openStore({ dataDir, databaseUrl: env.DATABASE_URL ?? null });
-    const schema = onPostgres() ? schemaForDataDir(dataDir) : undefined;
-    if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(store.db);
-    const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => BEFORE }, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error as Error;
+    migrated = await storeForMigrations();
+    store = migrated.store;
+    await migrated.migrate(BEFORE);
     const db = store.db as never as import('kysely').Kysely<any>;
     await db.insertInto('users').values({ id: 'usr_1', email: 'a@example.com', created_at: AT, updated_at: AT }).execute();
     await db.insertInto('decks').values({
@@ -48,11 +39,7 @@ describe('migration 0008 on existing review history', () => {
     await db.insertInto('card_schedules').values({ user_id: 'usr_1', card_id: 'crd_gone', ...schedule }).execute();
     await migrateToLatest(store.db);
   });
-  after(async () => {
-    await store.close();
-    await dropStore(dataDir);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(async () => { await migrated.close(); });
 
   test('should keep every answer as pass 0 and take a second pass of the same card', async () => {
     const answers = await store.db.selectFrom('review_answers').selectAll().execute();

@@ -3,13 +3,10 @@
 // deck only. (On SQLite the FTS5 table is made again with each user's words as terms of their
 // own; PostgreSQL's index is unchanged.)
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sql, type Kysely } from 'kysely';
-import { Migrator, type Migration } from 'kysely/migration';
-import { migrateToLatest, openStore, type Store } from '../../src/db/database.ts';
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import { migrateToLatest, type Store } from '../../src/db/database.ts';
 import * as m0001 from '../../src/db/migrations/0001-initial.ts';
 import * as m0002 from '../../src/db/migrations/0002-reviews.ts';
 import * as m0003 from '../../src/db/migrations/0003-accounts.ts';
@@ -20,27 +17,20 @@ import * as m0008 from '../../src/db/migrations/0008-review-extensions.ts';
 import * as m0009 from '../../src/db/migrations/0009-activity-error-code.ts';
 import { searchCardHits, searchDeckIds } from '../../src/modules/decks/deck-search.repository.ts';
 import { queryWords } from '../../src/modules/search-index/search-text.ts';
-import { dropStore, onPostgres, schemaForDataDir, storeEnvFor } from '../helpers/backend.ts';
+import { storeForMigrations, type MigratedStore } from '../helpers/migrations.ts';
 
 const UP_TO_0006: Record<string, Migration> = { '0001-initial': m0001, '0002-reviews': m0002, '0003-accounts': m0003, '0004-oauth': m0004, '0006-media': m0006 };
 const UP_TO_0009: Record<string, Migration> = { ...UP_TO_0006, '0007-deck-trash-and-search': m0007, '0008-review-extensions': m0008, '0009-activity-error-code': m0009 };
 const AT = '2026-03-02T09:00:00.000Z';
 
 describe('migration 0010 on an index built by 0007', () => {
-  let dataDir: string;
+  let migrated: MigratedStore;
   let store: Store;
 
   before(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-migration-'));
-    const env = storeEnvFor(dataDir);
-    store = await openStore({ dataDir, databaseUrl: env.DATABASE_URL ?? null });
-    const schema = onPostgres() ? schemaForDataDir(dataDir) : undefined;
-    if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(store.db);
-    const migrate = async (migrations: Record<string, Migration>) => {
-      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations }, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
-      const { error } = await migrator.migrateToLatest();
-      if (error) throw error as Error;
-    };
+    migrated = await storeForMigrations();
+    store = migrated.store;
+    const migrate = (migrations: Record<string, Migration>) => migrated.migrate(migrations);
     await migrate(UP_TO_0006);
     const db = store.db as never as Kysely<any>;
     const deck = async (id: string, userId: string, title: string, visibility: string, cards: { front: string; back: string }[]) => {
@@ -56,11 +46,7 @@ describe('migration 0010 on an index built by 0007', () => {
     await migrate(UP_TO_0009);
     await migrateToLatest(store.db);
   });
-  after(async () => {
-    await store.close();
-    await dropStore(dataDir);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(async () => { await migrated.close(); });
 
   test("should find a user's own decks and cards by every word, and nobody else's", async () => {
     assert.deepEqual(await searchDeckIds(store.db, { userId: 'usr_a' }, queryWords('owl'), {}, 10, 0), ['dck_a1']);
