@@ -93,7 +93,7 @@ describe('nesting and size limits', () => {
     const { deckId: legacyDeck } = await createDeck(server, user.token, 1);
     const card = (await server.api('GET', `/decks/${legacyDeck}`, { token: user.token })).body.cards[0];
     const data = `{"front":"q","back":"a","oneSided":false,"extras":{"frontType":"markdown","backType":"markdown","templateData":${'{"a":'.repeat(2_500)}1${'}'.repeat(2_500)}}}`;
-    await updateCardData(server.app.services.db, card.id, data, contentHash(data));
+    await updateCardData(server.app.services.db, { id: legacyDeck, userId: user.userId, visibility: 'private' }, card.id, data, contentHash(data));
     const exported = await server.api('GET', `/decks/${legacyDeck}`, { token: user.token, headers: { accept: 'text/markdown' } });
     assert.equal(exported.status, 200, exported.text.slice(0, 300));
     assert.ok(exported.text.includes(`templateData: ${'{"a":'.repeat(2_500)}1`));

@@ -44,7 +44,7 @@ export async function appendCards(
       const added: StoredCard[] = contents.map((data, i) => ({ id: newId('crd'), position: deck.cardCount + i, data }));
       return {
         columns: { cardCount: deck.cardCount + added.length },
-        apply: (trx, written) => insertCards(trx, written.id, added, contentHash),
+        apply: (trx, written) => insertCards(trx, written, added, contentHash),
         result: (written) => ({
           deckId: written.id, addedCount: added.length, cardCount: written.cardCount, version: written.updatedAt, cards: added.map(cardDto),
         }),
@@ -83,7 +83,7 @@ export async function patchDeckCard(ctx: ServiceContext, actor: Actor, input: Pa
       if (data === card.data) return { columns: null, result: () => cardDto(card) };
       return {
         columns: {},
-        apply: (trx) => updateCardData(trx, card.id, data, contentHash(data)),
+        apply: (trx, written) => updateCardData(trx, written, card.id, data, contentHash(data)),
         result: () => cardDto({ ...card, data }),
       };
     },
@@ -242,7 +242,7 @@ export async function patchDeckCards(
       return {
         columns: {},
         apply: async (trx, written) => {
-          for (const card of changed) await updateCardData(trx, card.id, card.data, contentHash(card.data));
+          for (const card of changed) await updateCardData(trx, written, card.id, card.data, contentHash(card.data));
           await syncCardIndex(trx, { deckId: written.id, changed: changed.map((c) => c.id) });
         },
         result,

@@ -90,7 +90,7 @@ function newDeck(ctx: ServiceContext, prepared: PreparedImport, beforeCommit?: B
   return {
     fields: prepared.fields,
     cardCount: prepared.contents.length,
-    apply: (trx, deck) => insertCards(trx, deck.id, prepared.contents.map((data, i) => ({ id: newId('crd'), position: i, data })), contentHash),
+    apply: (trx, deck) => insertCards(trx, deck, prepared.contents.map((data, i) => ({ id: newId('crd'), position: i, data })), contentHash),
     result: (deck) => result(ctx, deck, 'create', prepared.warnings),
     beforeCommit,
   };
@@ -153,7 +153,7 @@ async function replaceDeck(
         columns: { ...fields, cardCount: next.length },
         apply: async (tx, written) => {
           await deleteCardsOfDeck(tx, written.id);
-          await insertCards(tx, written.id, next, contentHash);
+          await insertCards(tx, written, next, contentHash);
           // A card the import drops takes its review schedule with it; kept cards keep theirs.
           const kept = new Set(next.map((c) => c.id));
           await deleteSchedules(tx, actor.userId, existing.filter((c) => !kept.has(c.id)).map((c) => c.id));

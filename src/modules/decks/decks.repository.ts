@@ -4,7 +4,9 @@ import type { Db } from '../../db/database.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertRows } from '../../db/dialect-info.ts';
 import type { Visibility } from './decks.schemas.ts';
-import { indexCards, indexDeckVisibility, indexNewCards, indexNewDeckDocument, reindexDeckDocument, unindexCardsOfDeck } from '../search-index/search-index.repository.ts';
+import {
+  indexCards, indexDeckVisibility, indexNewCards, indexNewDeckDocument, reindexDeckDocument, unindexCardsOfDeck, type IndexedDeckRef,
+} from '../search-index/search-index.repository.ts';
 
 export interface DeckRecord {
   id: string;
@@ -168,11 +170,11 @@ export async function findCard(db: Db, deckId: string, cardId: string): Promise<
   return row ? { id: row.id, position: Number(row.position), data: row.data } : null;
 }
 
-export async function insertCards(db: Db, deckId: string, cards: StoredCard[], hash: (data: string) => string): Promise<void> {
+export async function insertCards(db: Db, deck: IndexedDeckRef, cards: StoredCard[], hash: (data: string) => string): Promise<void> {
   await insertRows(db, 'cards', cards.map((c) => ({
-    id: c.id, deck_id: deckId, position: c.position, data: c.data, content_hash: hash(c.data),
+    id: c.id, deck_id: deck.id, position: c.position, data: c.data, content_hash: hash(c.data),
   })));
-  await indexNewCards(db, deckId, cards);
+  await indexNewCards(db, deck, cards);
 }
 
 export async function deleteCardsOfDeck(db: Db, deckId: string): Promise<void> {
@@ -180,9 +182,9 @@ export async function deleteCardsOfDeck(db: Db, deckId: string): Promise<void> {
   await unindexCardsOfDeck(db, deckId);
 }
 
-export async function updateCardData(db: Db, cardId: string, data: string, hash: string): Promise<void> {
-  const row = await db.updateTable('cards').set({ data, content_hash: hash }).where('id', '=', cardId).returning('deck_id').executeTakeFirst();
-  if (row !== undefined) await indexCards(db, row.deck_id, [{ id: cardId, data }]);
+export async function updateCardData(db: Db, deck: IndexedDeckRef, cardId: string, data: string, hash: string): Promise<void> {
+  const result = await db.updateTable('cards').set({ data, content_hash: hash }).where('id', '=', cardId).where('deck_id', '=', deck.id).executeTakeFirst();
+  if (result.numUpdatedRows > 0n) await indexCards(db, deck, [{ id: cardId, data }]);
 }
 
 /** Gives cards new positions (a reorder); the caller keeps the positions of a deck contiguous. */

@@ -77,7 +77,7 @@ export async function copyPublicDeck(
       title: source.title, description: source.description, lang: source.lang, visibility: 'private', tags: source.tags, thumbnail: source.thumbnail,
     },
     cardCount: copies.length,
-    apply: (trx, deck) => insertCards(trx, deck.id, copies, contentHash),
+    apply: (trx, deck) => insertCards(trx, deck, copies, contentHash),
     result: (deck) => ({ ...deckDetail(deck, copies, ctx.publicUrl), copiedFrom: source.id }),
     beforeCommit,
   });

@@ -24,11 +24,14 @@ export interface IndexedCard {
 interface Document { id: string; parts: DocumentParts }
 
 /** Whose deck, and whether everyone may find it. */
-interface DeckOwner { readonly userId: string; readonly visibility: string }
+export interface DeckOwner { readonly userId: string; readonly visibility: string }
+
+/** A deck as the index needs it to add documents: its id and owner (a DeckRecord is one). */
+export interface IndexedDeckRef extends DeckOwner { readonly id: string }
 
 interface IndexDialect {
-  /** Adds documents of one deck (none of them indexed yet); its owner is looked up unless given. */
-  add(db: Db, deckId: string, docs: readonly Document[], owner?: DeckOwner): Promise<void>;
+  /** Adds documents of one deck (none of them indexed yet). */
+  add(db: Db, deckId: string, docs: readonly Document[], owner: DeckOwner): Promise<void>;
   /** After a deck's visibility was written: what the index holds of it that depends on it. */
   visibilityChanged(db: Db, deckId: string): Promise<void>;
   /** Removes the named documents of one deck. */
@@ -52,9 +55,7 @@ const sqliteIndex: IndexDialect = {
   // Rowids are given, not looked up by joining the JSON to the table: SQLite may run such a join
   // with json_each inside, parsing the whole batch again for every row (250 cards: 140 ms).
   // The write's transaction holds SQLite's one writer lock, so max(rowid) + n is free.
-  async add(db, deckId, docs, given) {
-    const owner = given ?? await db.selectFrom('decks').select(['user_id as userId', 'visibility']).where('id', '=', deckId).executeTakeFirst();
-    if (owner === undefined) return;
+  async add(db, deckId, docs, owner) {
     const code = userCode(owner.userId);
     const isPublic = owner.visibility === 'public';
     const json = JSON.stringify(docs.map((d) => ({ id: d.id, body: ownWordsText(d.parts, code), pub: isPublic ? ftsText(d.parts) : '' })));
@@ -89,10 +90,9 @@ const sqliteIndex: IndexDialect = {
 const postgresIndex: IndexDialect = {
   // Two text arrays, not one JSON document: the driver sends them as they are and PostgreSQL
   // reads them without building a jsonb first.
-  async add(db, deckId, docs, given) {
-    const owner = given !== undefined ? sql`${given.userId}` : sql`(select user_id from decks where id = ${deckId})`;
+  async add(db, deckId, docs, owner) {
     await sql`insert into search_documents (deck_id, doc_id, user_id, tsv)
-      select ${deckId}, x.id, ${owner}, to_tsvector('simple', x.body)
+      select ${deckId}, x.id, ${owner.userId}, to_tsvector('simple', x.body)
       from unnest(cast(${docs.map((d) => d.id)} as text[]), cast(${docs.map((d) => indexedText(d.parts))} as text[])) as x(id, body)`.execute(db);
   },
   async remove(db, deckId, docIds) {
@@ -113,16 +113,16 @@ function dialect(db: Db): IndexDialect {
 }
 
 /** Indexes new cards of a deck (an import, an append, a copy). */
-export async function indexNewCards(db: Db, deckId: string, cards: readonly IndexedCard[]): Promise<void> {
+export async function indexNewCards(db: Db, deck: IndexedDeckRef, cards: readonly IndexedCard[]): Promise<void> {
   if (cards.length === 0) return;
-  await dialect(db).add(db, deckId, cards.map((c) => ({ id: c.id, parts: cardDocumentParts(c.data) })));
+  await dialect(db).add(db, deck.id, cards.map((c) => ({ id: c.id, parts: cardDocumentParts(c.data) })), deck);
 }
 
 /** Indexes cards whose text changed (a card update, a bulk patch). */
-export async function indexCards(db: Db, deckId: string, cards: readonly IndexedCard[]): Promise<void> {
+export async function indexCards(db: Db, deck: IndexedDeckRef, cards: readonly IndexedCard[]): Promise<void> {
   if (cards.length === 0) return;
-  await dialect(db).remove(db, deckId, cards.map((c) => c.id));
-  await indexNewCards(db, deckId, cards);
+  await dialect(db).remove(db, deck.id, cards.map((c) => c.id));
+  await indexNewCards(db, deck, cards);
 }
 
 /** Removes cards from the index (a card deleted or moved to another deck). */
@@ -142,27 +142,24 @@ export interface IndexedDeck {
   readonly tags: readonly string[];
 }
 
+/** A deck's row as the index reads it (title, description, tags, owner, visibility); null when there is none. */
+async function indexedDeckRow(db: Db, deckId: string): Promise<(IndexedDeck & IndexedDeckRef) | null> {
+  const row = await db.selectFrom('decks').select(['title', 'description', 'tags', 'user_id', 'visibility']).where('id', '=', deckId).executeTakeFirst();
+  return row === undefined ? null : {
+    id: deckId, title: row.title, description: row.description, tags: JSON.parse(row.tags) as string[], userId: row.user_id, visibility: row.visibility,
+  };
+}
+
 /** (Re)indexes a deck's own document and tags from its row: after its title, description or tags change. */
 export async function reindexDeckDocument(db: Db, deckId: string): Promise<void> {
-  const row = await db.selectFrom('decks').select(['title', 'description', 'tags']).where('id', '=', deckId).executeTakeFirst();
-  if (row !== undefined) await indexDeckDocument(db, { id: deckId, title: row.title, description: row.description, tags: JSON.parse(row.tags) as string[] });
-}
-
-/** (Re)indexes a deck's own document and its tags. */
-export async function indexDeckDocument(db: Db, deck: IndexedDeck): Promise<void> {
-  const { id: deckId, tags } = deck;
-  const index = dialect(db);
-  await index.remove(db, deckId, [deckId]);
-  await index.add(db, deckId, [{ id: deckId, parts: deckDocumentParts(deck.title, deck.description, tags) }]);
+  const deck = await indexedDeckRow(db, deckId);
+  if (deck === null) return;
+  await dialect(db).remove(db, deckId, [deckId]);
   await db.deleteFrom('deck_tags').where('deck_id', '=', deckId).execute();
-  const keys = [...new Set(tags.map((t) => t.toLowerCase()))];
-  if (keys.length > 0) await db.insertInto('deck_tags').values(keys.map((key) => ({ deck_id: deckId, tag_key: key }))).execute();
+  await indexNewDeckDocument(db, deck);
 }
 
-/**
- * Indexes a deck just created (nothing of it indexed yet): no removes first, and the owner is
- * known, so an import spends two statements on its deck document instead of five.
- */
+/** Indexes a deck's own document and its tags, none of them indexed yet (a deck just created). */
 export async function indexNewDeckDocument(db: Db, deck: IndexedDeck & DeckOwner): Promise<void> {
   await dialect(db).add(db, deck.id, [{ id: deck.id, parts: deckDocumentParts(deck.title, deck.description, deck.tags) }], deck);
   const keys = [...new Set(deck.tags.map((t) => t.toLowerCase()))];
@@ -183,7 +180,9 @@ export async function unindexDeck(db: Db, deckId: string): Promise<void> {
 /** Indexes a whole deck again from its rows (out of the trash). */
 export async function reindexDeck(db: Db, deckId: string): Promise<void> {
   await unindexDeck(db, deckId);
-  await reindexDeckDocument(db, deckId);
+  const deck = await indexedDeckRow(db, deckId);
+  if (deck === null) return;
+  await indexNewDeckDocument(db, deck);
   const cards = await db.selectFrom('cards').select(['id', 'data']).where('deck_id', '=', deckId).execute();
-  await indexNewCards(db, deckId, cards);
+  await indexNewCards(db, deck, cards);
 }
