@@ -1,9 +1,10 @@
 // What the input-validation suites share: a server with one user holding one deck, and the
 // assertion that a request was refused naming one field.
 import assert from 'node:assert/strict';
-import { type ApiResponse, type TestServer, type TestUser, createDeck, startServerWithUser } from './server.ts';
+import { before } from 'node:test';
+import { type ApiResponse, type BuildOptions, type TestServer, type TestUser, buildForSuite, createDeck, startServerWithUser } from './server.ts';
 
-export interface DeckFixture { server: TestServer; user: TestUser; deckId: string; cardId: string }
+export interface DeckFixture { readonly server: TestServer; readonly user: TestUser; readonly deckId: string; readonly cardId: string }
 
 /** A server, a user with every scope, and a deck of `cards` cards (`cardId` is its first). */
 export async function startServerWithDeck(cards = 1, env: Record<string, string> = {}): Promise<DeckFixture> {
@@ -11,6 +12,28 @@ export async function startServerWithDeck(cards = 1, env: Record<string, string>
   const { deckId } = await createDeck(server, user.token, cards);
   const cardId = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards[0].id as string;
   return { server, user, deckId, cardId };
+}
+
+/**
+ * In a describe body: buildForSuite's server and user, and the user's deck of `cards` cards
+ * (`cardId` is its first), made before the first test. Read its fields inside the tests.
+ */
+export function buildForSuiteWithDeck(cards = 1, options: BuildOptions = {}): DeckFixture {
+  const suite = buildForSuite(options);
+  let deck: { deckId: string; cardId: string } | undefined;
+  before(async () => {
+    const { deckId } = await createDeck(suite.server, suite.user.token, cards);
+    const cardId = (await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body.cards[0].id as string;
+    deck = { deckId, cardId };
+  });
+  const get = () => {
+    if (deck === undefined) throw new Error('buildForSuiteWithDeck: read the fixture inside a test, after the suite\'s before hooks');
+    return deck;
+  };
+  return {
+    get server() { return suite.server; }, get user() { return suite.user; },
+    get deckId() { return get().deckId; }, get cardId() { return get().cardId; },
+  };
 }
 
 export function assertSchemaInvalidAt(res: ApiResponse, field: string, label: string): void {

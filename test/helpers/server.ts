@@ -12,6 +12,7 @@ import { buildApp, type AppOverrides, type FlashdeckApp } from '../../src/app.ts
 import { loadConfig, type Config } from '../../src/config.ts';
 import { dropStore, onPostgres, redisNamespaceFor, storeEnvFor, TEST_ENV } from './backend.ts';
 import { OpenApiChecker } from './openapi.ts';
+import { freePort } from './process.ts';
 
 export const ALL_SCOPES = ['decks:read', 'decks:write', 'reviews:read', 'reviews:write', 'decks:delete', 'public-decks:read'];
 
@@ -107,11 +108,25 @@ export interface BuildOptions extends ServerOptions {
   overrides?: AppOverrides;
   /** A real socket on 127.0.0.1 (for fetch, browsers, raw requests); by default `api` injects. */
   socket?: boolean;
+  /**
+   * A socket on a free port that PUBLIC_URL names: for what must be reached at the address the app
+   * states (an OAuth issuer, the docs page's Try it out).
+   */
+  publicUrl?: boolean;
+}
+
+async function open(options: BuildOptions): Promise<TestServer> {
+  let env = options.env ?? {};
+  if (options.publicUrl === true) {
+    const port = await freePort();
+    env = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env };
+  }
+  return startServer(env, options.overrides, { inject: options.socket !== true && options.publicUrl !== true });
 }
 
 /** The app on a fresh store for the test `t`, closed with its store when `t` ends. */
 export async function build(t: Pick<TestContext, 'after'>, options: BuildOptions = {}): Promise<TestServer> {
-  const server = await startServer(options.env, options.overrides, { inject: options.socket !== true });
+  const server = await open(options);
   t.after(() => server.close());
   return server;
 }
@@ -123,7 +138,7 @@ export async function build(t: Pick<TestContext, 'after'>, options: BuildOptions
 export function buildForSuite(options: BuildOptions = {}): { readonly server: TestServer; readonly user: TestUser } {
   let built: { server: TestServer; user: TestUser } | undefined;
   before(async () => {
-    const server = await startServer(options.env, options.overrides, { inject: options.socket !== true });
+    const server = await open(options);
     built = { server, user: await server.user() };
   });
   after(async () => { await built?.server.close(); });

@@ -3,11 +3,11 @@
 // schemas are checked by Ajv with these patterns, on strings up to the body limit).
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ESLint, Linter } from 'eslint';
 import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { buildForSuite } from '../helpers/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RULES: Linter.RulesRecord = {
@@ -32,9 +32,7 @@ function patternsOf(value: unknown, found: Set<string> = new Set()): Set<string>
 }
 
 describe('linear-time patterns', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer(); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite();
 
   test('should have no super-linear regular expression in the source', async () => {
     const eslint = new ESLint({
@@ -57,7 +55,7 @@ describe('linear-time patterns', () => {
   });
 
   test('should have no super-linear pattern in the OpenAPI document', () => {
-    const patterns = [...patternsOf(server.app.apiDocument())];
+    const patterns = [...patternsOf(suite.server.app.apiDocument())];
     assert.ok(patterns.length >= 3, `expected the schema patterns, found ${patterns.length}`);
     const linter = new Linter({ configType: 'flat' });
     const problems = patterns.flatMap((pattern) => linter

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { readAnkiPackage } from 'anki-reader';
 import { noisyPng, png } from '../../helpers/images.ts';
-import { type TestServer, startServerWithUser } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 type Card = { id?: string; order?: number } & Record<string, unknown>;
 const content = (deck: { cards: Card[] }) => deck.cards.map(({ id: _id, order: _order, ...rest }) => rest);
@@ -12,13 +12,10 @@ const meta = (deck: Record<string, unknown>) => {
 };
 
 describe('GET /decks/{deckId}/apkg', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ socket: true });
 
   const upload = async (body: Buffer): Promise<string> => {
-    const res = await server.api('POST', '/media', { token, body, headers: { 'content-type': 'image/png' } });
+    const res = await suite.server.api('POST', '/media', { token: suite.user.token, body, headers: { 'content-type': 'image/png' } });
     assert.equal(res.status, 201, res.text);
     return res.body.url as string;
   };
@@ -26,8 +23,8 @@ describe('GET /decks/{deckId}/apkg', () => {
   test('should export a package an independent reader opens, with its images, that imports back to the same deck', async () => {
     const cell = await upload(png(9, 9, 40));
     const heart = await upload(noisyPng(5, 5));
-    const created = await server.api('POST', '/decks/import', {
-      token,
+    const created = await suite.server.api('POST', '/decks/import', {
+      token: suite.user.token,
       json: {
         deck: { title: 'Biologie <cellulaire> & co', description: 'Cells, "quoted" --> and all', lang: 'fr', visibility: 'unlisted', tags: ['bio', 'Cells'] },
         cards: [
@@ -40,9 +37,9 @@ describe('GET /decks/{deckId}/apkg', () => {
       },
     });
     assert.equal(created.status, 201, created.text);
-    const original = (await server.api('GET', `/decks/${created.body.deckId}`, { token })).body;
+    const original = (await suite.server.api('GET', `/decks/${created.body.deckId}`, { token: suite.user.token })).body;
 
-    const res = await fetch(`${server.base}/decks/${created.body.deckId}/apkg`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${suite.server.base}/decks/${created.body.deckId}/apkg`, { headers: { authorization: `Bearer ${suite.user.token}` } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/apkg');
     assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="Biologie cellulaire co\.apkg"/);
@@ -61,22 +58,22 @@ describe('GET /decks/{deckId}/apkg', () => {
     const backs = cards.map((c) => c.getBack());
     assert.ok(backs.some((b) => /<img src="[0-9a-f]{64}\.png" alt="heart"/.test(b)), backs.join('\n'));
     assert.deepEqual(Object.keys(media).sort(), [cell, heart].map((u) => u.slice('/media/'.length)).sort());
-    const served = Buffer.from(await (await fetch(`${server.url}${cell}`)).arrayBuffer());
+    const served = Buffer.from(await (await fetch(`${suite.server.url}${cell}`)).arrayBuffer());
     assert.deepEqual(Buffer.from(await media[cell.slice('/media/'.length)].arrayBuffer()), served);
 
     // And importing it here gives the same deck back.
-    const again = await server.api('POST', '/decks/import/apkg', { token, body: bytes, headers: { 'content-type': 'application/apkg' } });
+    const again = await suite.server.api('POST', '/decks/import/apkg', { token: suite.user.token, body: bytes, headers: { 'content-type': 'application/apkg' } });
     assert.equal(again.status, 201, again.text);
     assert.equal(again.body.decks.length, 1);
-    const copy = (await server.api('GET', `/decks/${again.body.decks[0].deckId}`, { token })).body;
+    const copy = (await suite.server.api('GET', `/decks/${again.body.decks[0].deckId}`, { token: suite.user.token })).body;
     assert.deepEqual(meta(copy), meta(original));
     assert.deepEqual(content(copy), content(original));
   });
 
   test('should refuse another user\'s deck with DECK_FORBIDDEN', async () => {
-    const created = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'Mine' }, cards: [{ front: 'Q', back: 'A' }] } });
-    const other = await server.user();
-    const res = await server.api('GET', `/decks/${created.body.deckId}/apkg`, { token: other.token });
+    const created = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title: 'Mine' }, cards: [{ front: 'Q', back: 'A' }] } });
+    const other = await suite.server.user();
+    const res = await suite.server.api('GET', `/decks/${created.body.deckId}/apkg`, { token: other.token });
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'DECK_FORBIDDEN');
   });

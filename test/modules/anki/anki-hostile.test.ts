@@ -2,12 +2,12 @@
 // nothing behind.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { declareSizes, latestPackage, legacyCollection, legacyPackage, modernCollection, renameEntry, zipOf } from '../../helpers/anki.ts';
 import { noisyPng, png } from '../../helpers/images.ts';
 import { mediaRows } from '../../helpers/media-rows.ts';
-import { type ApiResponse, type TestServer, startServerWithUser } from '../../helpers/server.ts';
+import { type ApiResponse, buildForSuite } from '../../helpers/server.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,14 +20,11 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 const NOTES = [{ fields: ['Capital of France?', 'Paris<img src="p.png">'] }];
 
 describe('POST /decks/import/apkg: formats and hostile packages', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ DECK_LIMIT: '3' })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { DECK_LIMIT: '3' } });
 
-  const importApkg = (body: Buffer, as = token) =>
-    server.api('POST', '/decks/import/apkg', { token: as, body, headers: { 'content-type': 'application/zip' } });
-  const deckCount = async (as = token) => (await server.api('GET', '/decks?limit=100', { token: as })).body.items.length as number;
+  const importApkg = (body: Buffer, as = suite.user.token) =>
+    suite.server.api('POST', '/decks/import/apkg', { token: as, body, headers: { 'content-type': 'application/zip' } });
+  const deckCount = async (as = suite.user.token) => (await suite.server.api('GET', '/decks?limit=100', { token: as })).body.items.length as number;
 
   test('should import the latest format: a zstd anki21b collection of schema 18, a protobuf media map and zstd media', async () => {
     const collection = modernCollection({ 7: 'Geo::Europe' }, [
@@ -37,7 +34,7 @@ describe('POST /decks/import/apkg: formats and hostile packages', () => {
     const res = await importApkg(await latestPackage(collection, { 'p.png': png(4, 4) }));
     assert.equal(res.status, 201, res.text);
     assert.deepEqual(res.body.decks.map((d: { title: string }) => d.title), ['Geo::Europe'], 'the anki21b collection wins over the legacy one');
-    const deck = (await server.api('GET', `/decks/${res.body.decks[0].deckId}`, { token })).body;
+    const deck = (await suite.server.api('GET', `/decks/${res.body.decks[0].deckId}`, { token: suite.user.token })).body;
     assert.deepEqual(deck.cards.map((c: { front: string }) => c.front), ['Capital of France?', '[...] is in Italy', 'Rome is in [...]']);
     assert.match(deck.cards[0].backMedia.imageUrl, /^\/media\/[0-9a-f]{64}\.png$/);
     assert.deepEqual(deck.cards[1].extras.tags, ['geo', 'europe']);
@@ -115,7 +112,7 @@ describe('POST /decks/import/apkg: formats and hostile packages', () => {
       { fields: ['Q2 <img src="x.svg">', 'A'] },
       { fields: ['Q3 <img src="big.png">', 'A'] },
     ]);
-    const someone = await server.user();
+    const someone = await suite.server.user();
     const res = await importApkg(await legacyPackage(collection, {
       'fake.png': png(2, 2).subarray(0, 20), 'x.svg': Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
       'big.png': png(10_000, 5_000, 0, { pixels: false }),
@@ -128,64 +125,59 @@ describe('POST /decks/import/apkg: formats and hostile packages', () => {
   });
 
   test('should leave nothing behind when the import fails at deck capacity: no deck, no image', async () => {
-    const someone = await server.user();
-    const imagesBefore = (await mediaRows(server)).length;
+    const someone = await suite.server.user();
+    const imagesBefore = (await mediaRows(suite.server)).length;
     const decks = { 1: 'One', 2: 'Two', 3: 'Three', 4: 'Four' };
     const notes = [1, 2, 3, 4].map((deck) => ({ fields: [`Q${deck}`, `A <img src="i${deck}.png">`], deck }));
     const media = Object.fromEntries([1, 2, 3, 4].map((d) => [`i${d}.png`, png(d + 20, 3, d)]));
     assertError(await importApkg(await legacyPackage(legacyCollection(decks, notes), media), someone.token), 403, 'DECK_LIMIT_REACHED');
     assert.equal(await deckCount(someone.token), 0);
-    assert.equal((await mediaRows(server)).length, imagesBefore);
+    assert.equal((await mediaRows(suite.server)).length, imagesBefore);
   });
 });
 
 describe('POST /decks/import/apkg: images and the media quota', () => {
-  let server: TestServer;
-  before(async () => { ({ server } = await startServerWithUser({ MEDIA_QUOTA_BYTES: '6000', DECK_LIMIT: '1' })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { MEDIA_QUOTA_BYTES: '6000', DECK_LIMIT: '1' }, socket: true });
 
   const importApkg = (body: Buffer, as: string) =>
-    server.api('POST', '/decks/import/apkg', { token: as, body, headers: { 'content-type': 'application/zip' } });
-  const deckCount = async (as: string) => (await server.api('GET', '/decks?limit=100', { token: as })).body.items.length as number;
+    suite.server.api('POST', '/decks/import/apkg', { token: as, body, headers: { 'content-type': 'application/zip' } });
+  const deckCount = async (as: string) => (await suite.server.api('GET', '/decks?limit=100', { token: as })).body.items.length as number;
   const packageOf = (decks: number, media: Record<string, Buffer>) => legacyPackage(legacyCollection(
     Object.fromEntries(Array.from({ length: decks }, (_, i) => [i + 1, `Deck ${i + 1}`])),
     Object.keys(media).map((name, i) => ({ fields: [`Q${i}`, `A <img src="${name}">`], deck: (i % decks) + 1 })),
   ), media);
 
   test('should refuse images past the media quota with MEDIA_QUOTA_EXCEEDED, leaving no deck and no image', async () => {
-    const someone = await server.user();
-    const imagesBefore = (await mediaRows(server)).length;
+    const someone = await suite.server.user();
+    const imagesBefore = (await mediaRows(suite.server)).length;
     const res = await importApkg(await packageOf(1, { 'a.png': noisyPng(60, 60), 'b.png': noisyPng(61, 60) }), someone.token);
     assertError(res, 403, 'MEDIA_QUOTA_EXCEEDED');
     assert.equal(res.body.error.details.quotaBytes, 6000);
     assert.equal(await deckCount(someone.token), 0);
-    assert.equal((await mediaRows(server)).length, imagesBefore);
+    assert.equal((await mediaRows(suite.server)).length, imagesBefore);
   });
 
   test('should keep an image someone else owns when an import that brought it too fails', async () => {
-    const owner = await server.user();
+    const owner = await suite.server.user();
     const shared = png(30, 4, 77);
-    const uploaded = await server.api('POST', '/media', { token: owner.token, body: shared, headers: { 'content-type': 'image/png' } });
+    const uploaded = await suite.server.api('POST', '/media', { token: owner.token, body: shared, headers: { 'content-type': 'image/png' } });
     assert.equal(uploaded.status, 201, uploaded.text);
-    const someone = await server.user();
-    const imagesBefore = (await mediaRows(server)).length;
+    const someone = await suite.server.user();
+    const imagesBefore = (await mediaRows(suite.server)).length;
     // Two Anki decks for a user who may have one: the import fails once its images are written.
     assertError(await importApkg(await packageOf(2, { 's.png': shared, 'n.png': png(31, 4, 78) }), someone.token), 403, 'DECK_LIMIT_REACHED');
-    assert.equal((await mediaRows(server)).length, imagesBefore, 'the new image is gone, the shared one stays');
-    const served = await fetch(`${server.url}${uploaded.body.url as string}`);
+    assert.equal((await mediaRows(suite.server)).length, imagesBefore, 'the new image is gone, the shared one stays');
+    const served = await fetch(`${suite.server.url}${uploaded.body.url as string}`);
     assert.equal(served.status, 200);
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), shared);
   });
 });
 
 describe('POST /decks/import/apkg: a collection crafted to be slow', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ APKG_TIME_LIMIT_MS: '300' })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { APKG_TIME_LIMIT_MS: '300' }, socket: true });
 
   const importApkg = (body: Buffer) =>
-    server.api('POST', '/decks/import/apkg', { token, body, headers: { 'content-type': 'application/zip' } });
+    suite.server.api('POST', '/decks/import/apkg', { token: suite.user.token, body, headers: { 'content-type': 'application/zip' } });
 
   test('should refuse an SQLite file crafted to be slow with APKG_TOO_SLOW, and keep serving meanwhile', async () => {
     // Millions of card rows of one note: nothing to refuse on its face, only slow to read.
@@ -197,7 +189,7 @@ describe('POST /decks/import/apkg: a collection crafted to be slow', () => {
     });
     const body = await zipOf([{ name: 'collection.anki2', data: slow }]);
     const pending = importApkg(body);
-    const health = await fetch(`${server.url}/healthz`);
+    const health = await fetch(`${suite.server.url}/healthz`);
     assert.equal(health.status, 200, 'another request is answered while the package is read');
     assertError(await pending, 400, 'APKG_TOO_SLOW');
   });

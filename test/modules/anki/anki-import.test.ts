@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type ApiResponse, type TestServer, startServerWithUser } from '../../helpers/server.ts';
+import { type ApiResponse, buildForSuite } from '../../helpers/server.ts';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/anki');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
@@ -14,14 +14,11 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 }
 
 describe('POST /decks/import/apkg with packages other tools made', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ socket: true });
 
   const importApkg = (body: Buffer, query = '', headers: Record<string, string> = {}) =>
-    server.api('POST', `/decks/import/apkg${query}`, { token, body, headers: { 'content-type': 'application/octet-stream', ...headers } });
-  const deckOf = async (deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token })).body;
+    suite.server.api('POST', `/decks/import/apkg${query}`, { token: suite.user.token, body, headers: { 'content-type': 'application/octet-stream', ...headers } });
+  const deckOf = async (deckId: string) => (await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body;
 
   test('should import an anki-apkg-export package: HTML sanitised, the first image stored, audio and extra images as warnings', async () => {
     const res = await importApkg(fixture('anki-apkg-export.apkg'));
@@ -40,7 +37,7 @@ describe('POST /decks/import/apkg with packages other tools made', () => {
     assert.deepEqual(first.extras.tags, ['biology', 'cells']);
     assert.match(first.backMedia.imageUrl, /^\/media\/[0-9a-f]{64}\.png$/);
     assert.equal(first.backMedia.imageAlt, 'A cell');
-    const image = await fetch(`${server.url}${first.backMedia.imageUrl}`);
+    const image = await fetch(`${suite.server.url}${first.backMedia.imageUrl}`);
     assert.equal(image.status, 200);
     assert.equal(image.headers.get('content-type'), 'image/png');
     assert.equal(second.back, 'Lub-dub');

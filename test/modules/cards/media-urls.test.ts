@@ -1,8 +1,8 @@
 // Image and thumbnail URLs: https, or root-relative paths that stay on this origin. Browsers read
 // "/\host" (and "/<tab>/host": URL parsers drop tabs and line breaks) as "//host", another origin.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type DeckFixture, assertSchemaInvalidAt as assertRefused, startServerWithDeck } from '../../helpers/fixtures.ts';
+import { describe, test } from 'node:test';
+import { assertSchemaInvalidAt as assertRefused, buildForSuiteWithDeck } from '../../helpers/fixtures.ts';
 
 const OFF_ORIGIN = [
   '//evil.example', '/\\evil.example', '/\\/evil.example', '/\\\\evil.example', '/\t/evil.example', '/\n/evil.example',
@@ -12,9 +12,7 @@ const OFF_ORIGIN = [
 const ON_ORIGIN = ['/', '/img/a.png', '/a\\b.png', '/%5Cevil.example', '/deep/path/image.svg?v=2#frag', 'https://img.example/a.png', 'HTTPS://IMG.EXAMPLE/A.PNG'];
 
 describe('media URLs', () => {
-  let f: DeckFixture;
-  before(async () => { f = await startServerWithDeck(); });
-  after(async () => { await f.server.close(); });
+  const f = buildForSuiteWithDeck();
 
   const importJson = (card: unknown, deck: Record<string, unknown> = {}) => f.server.api('POST', '/decks/import', { token: f.user.token, json: { deck: { title: 'URLs', ...deck }, cards: [card] } });
   const importMarkdown = (meta: string) => f.server.api('POST', '/decks/import', {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type ApiResponse, type TestServer, startServerWithUser } from '../../helpers/server.ts';
+import { describe, test } from 'node:test';
+import { type ApiResponse, buildForSuite } from '../../helpers/server.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
@@ -26,21 +26,18 @@ const EQUIVALENT_JSON = {
 };
 
 describe('CSV import and export', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite();
 
   const csv = (body: string, query = '?title=Cells', headers: Record<string, string> = {}) =>
-    server.api('POST', `/decks/import${query}`, { token, body, headers: { 'content-type': 'text/csv', ...headers } });
-  const deckOf = async (deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token })).body;
+    suite.server.api('POST', `/decks/import${query}`, { token: suite.user.token, body, headers: { 'content-type': 'text/csv', ...headers } });
+  const deckOf = async (deckId: string) => (await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body;
 
   test('should create a deck from CSV with a header row, the same as from the equivalent JSON', async () => {
     const fromCsv = await csv(CSV);
     assert.equal(fromCsv.status, 201, fromCsv.text);
     assert.equal(fromCsv.body.cardCount, 3);
     assert.equal(fromCsv.body.title, 'Cells');
-    const fromJson = await server.api('POST', '/decks/import', { token, json: EQUIVALENT_JSON });
+    const fromJson = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: EQUIVALENT_JSON });
     assert.deepEqual(withoutIds(await deckOf(fromCsv.body.deckId)), withoutIds(await deckOf(fromJson.body.deckId)));
   });
 
@@ -70,11 +67,11 @@ describe('CSV import and export', () => {
 
   test('should export a deck as CSV that imports back to the same cards', async () => {
     const created = await csv(CSV);
-    const exported = await server.api('GET', `/decks/${created.body.deckId}`, { token, headers: { accept: 'text/csv' } });
+    const exported = await suite.server.api('GET', `/decks/${created.body.deckId}`, { token: suite.user.token, headers: { accept: 'text/csv' } });
     assert.equal(exported.status, 200);
     assert.match(exported.headers.get('content-type') ?? '', /^text\/csv/);
     assert.ok(exported.text.startsWith('front,back,tags,frontType,backType\r\n'));
-    const onItsPath = await server.api('GET', `/decks/${created.body.deckId}/csv`, { token });
+    const onItsPath = await suite.server.api('GET', `/decks/${created.body.deckId}/csv`, { token: suite.user.token });
     assert.equal(onItsPath.text, exported.text);
     const again = await csv(exported.text);
     assert.equal(again.status, 201, again.text);
@@ -82,7 +79,7 @@ describe('CSV import and export', () => {
   });
 
   test('should replace the cards of a deck with mode=update, keeping its metadata, matching card ids, and changing nothing on a repeat', async () => {
-    const created = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'Kept title', description: 'Kept', lang: 'fr' }, cards: [{ front: 'Q1', back: 'A1' }] } });
+    const created = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title: 'Kept title', description: 'Kept', lang: 'fr' }, cards: [{ front: 'Q1', back: 'A1' }] } });
     const before = await deckOf(created.body.deckId);
     const update = () => csv('front,back\nQ1,A1\nQ2,A2\n', `?mode=update&targetDeckId=${created.body.deckId}`);
     const first = await update();
@@ -103,7 +100,7 @@ describe('CSV import and export', () => {
     assert.equal(replay.status, 201);
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(replay.body.deckId, first.body.deckId);
-    const other = await server.api('POST', '/decks/import?title=Once', { token, body: 'front,back\nQ,A\n', headers: { 'content-type': 'text/markdown', ...headers } });
+    const other = await suite.server.api('POST', '/decks/import?title=Once', { token: suite.user.token, body: 'front,back\nQ,A\n', headers: { 'content-type': 'text/markdown', ...headers } });
     assertError(other, 409, 'IDEMPOTENCY_CONFLICT');
   });
 
@@ -142,10 +139,10 @@ describe('CSV import and export', () => {
   });
 
   test('should leave no deck behind when a CSV import fails on its last row', async () => {
-    const before = (await server.api('GET', '/decks?limit=100', { token })).body.items.length as number;
+    const before = (await suite.server.api('GET', '/decks?limit=100', { token: suite.user.token })).body.items.length as number;
     const rows = Array.from({ length: 249 }, (_, i) => `Q${i},A${i},,,`);
     assertError(await csv(['front,back,tags,frontType,backType', ...rows, 'Q,A,,rtf,'].join('\n')), 400, 'SCHEMA_INVALID');
-    assert.equal((await server.api('GET', '/decks?limit=100', { token })).body.items.length, before);
+    assert.equal((await suite.server.api('GET', '/decks?limit=100', { token: suite.user.token })).body.items.length, before);
   });
 
   test('should refuse malformed CSV with PARSE_FAILED and a cell of another content type with SCHEMA_INVALID', async () => {

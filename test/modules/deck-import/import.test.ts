@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, type ApiResponse, type TestServer, manualClock, startServerWithUser } from '../../helpers/server.ts';
+import { describe, test } from 'node:test';
+import { createDeck, deckBody, type ApiResponse, manualClock, buildForSuite } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -43,18 +43,15 @@ const withoutIds = (deck: { cards: { id?: string }[] }) => deck.cards.map(({ id:
 
 describe('POST /decks/import', () => {
   const time = manualClock('2030-08-01T08:00:00.000Z');
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock }, { inject: true })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { PUBLIC_URL }, overrides: { clock: time.clock } });
 
   const markdown = (body: string, query = '', headers: Record<string, string> = {}) =>
-    server.api('POST', `/decks/import${query}`, { token, body, headers: { 'content-type': 'text/markdown', ...headers } });
-  const deckOf = async (deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token })).body;
-  const deckCount = async () => (await server.api('GET', '/decks?limit=100', { token })).body.items.length as number;
+    suite.server.api('POST', `/decks/import${query}`, { token: suite.user.token, body, headers: { 'content-type': 'text/markdown', ...headers } });
+  const deckOf = async (deckId: string) => (await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body;
+  const deckCount = async () => (await suite.server.api('GET', '/decks?limit=100', { token: suite.user.token })).body.items.length as number;
 
   test('should create a deck from JSON with 201 and an ImportResult', async () => {
-    const res = await server.api('POST', '/decks/import', { token, json: deckBody(3, 'Imported') });
+    const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: deckBody(3, 'Imported') });
     assert.equal(res.status, 201);
     assert.match(res.body.deckId, /^dck_/);
     assert.equal(res.body.mode, 'create');
@@ -74,7 +71,7 @@ describe('POST /decks/import', () => {
     const fromMarkdown = await markdown(MARKDOWN);
     assert.equal(fromMarkdown.status, 201, fromMarkdown.text);
     assert.equal(fromMarkdown.body.visibility, 'unlisted');
-    const fromJson = await server.api('POST', '/decks/import', { token, json: EQUIVALENT_JSON });
+    const fromJson = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: EQUIVALENT_JSON });
     assert.equal(fromJson.status, 201);
     const a = await deckOf(fromMarkdown.body.deckId);
     const b = await deckOf(fromJson.body.deckId);
@@ -84,8 +81,8 @@ describe('POST /decks/import', () => {
 
   test('should create another deck when a create is repeated without an Idempotency-Key', async () => {
     const before = await deckCount();
-    const first = await server.api('POST', '/decks/import', { token, json: deckBody(1, 'Twice') });
-    const second = await server.api('POST', '/decks/import', { token, json: deckBody(1, 'Twice') });
+    const first = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: deckBody(1, 'Twice') });
+    const second = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: deckBody(1, 'Twice') });
     assert.notEqual(first.body.deckId, second.body.deckId);
     assert.equal(await deckCount(), before + 2);
   });
@@ -93,23 +90,23 @@ describe('POST /decks/import', () => {
   test('should replay a create with the same Idempotency-Key and body, and refuse a different body with 409', async () => {
     const before = await deckCount();
     const headers = { 'idempotency-key': 'import-create-0001' };
-    const first = await server.api('POST', '/decks/import', { token, headers, json: deckBody(2, 'Once') });
+    const first = await suite.server.api('POST', '/decks/import', { token: suite.user.token, headers, json: deckBody(2, 'Once') });
     assert.equal(first.status, 201);
     assert.equal(first.body.idempotencyKey, 'import-create-0001');
-    const replay = await server.api('POST', '/decks/import', { token, headers, json: deckBody(2, 'Once') });
+    const replay = await suite.server.api('POST', '/decks/import', { token: suite.user.token, headers, json: deckBody(2, 'Once') });
     assert.equal(replay.status, 201);
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(replay.text, first.text);
-    assertError(await server.api('POST', '/decks/import', { token, headers, json: deckBody(2, 'Other') }), 409, 'IDEMPOTENCY_CONFLICT');
+    assertError(await suite.server.api('POST', '/decks/import', { token: suite.user.token, headers, json: deckBody(2, 'Other') }), 409, 'IDEMPOTENCY_CONFLICT');
     assertError(await markdown(MARKDOWN, '', headers), 409, 'IDEMPOTENCY_CONFLICT');
     assert.equal(await deckCount(), before + 1);
   });
 
   test('should replace the cards and metadata of the target deck with mode=update (200)', async () => {
-    const { deckId } = await createDeck(server, token, 3, 'Before');
+    const { deckId } = await createDeck(suite.server, suite.user.token, 3, 'Before');
     time.ms += 1000;
-    const res = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, {
-      token, json: { deck: { title: 'After', lang: 'de', visibility: 'public', tags: ['x'] }, cards: [{ front: 'Only', back: 'card' }] },
+    const res = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, {
+      token: suite.user.token, json: { deck: { title: 'After', lang: 'de', visibility: 'public', tags: ['x'] }, cards: [{ front: 'Only', back: 'card' }] },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.mode, 'update');
@@ -125,12 +122,12 @@ describe('POST /decks/import', () => {
   });
 
   test('should keep the ids of content-matching cards on mode=update, and leave version unchanged on a repeat', async () => {
-    const { deckId } = await createDeck(server, token, 3, 'Keep');
+    const { deckId } = await createDeck(suite.server, suite.user.token, 3, 'Keep');
     const before = await deckOf(deckId);
     const [q1, q2, q3] = before.cards as { id: string; front: string }[];
     const payload = { deck: { title: 'Keep', lang: 'en' }, cards: [{ front: 'Question 3', back: 'Answer 3' }, { front: 'Brand new', back: 'x' }, { front: 'Question 1', back: 'Answer 1' }] };
     time.ms += 1000;
-    const first = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: payload });
+    const first = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token: suite.user.token, json: payload });
     assert.equal(first.status, 200);
     const after = await deckOf(deckId);
     assert.equal(after.cards[0].id, q3.id);
@@ -139,7 +136,7 @@ describe('POST /decks/import', () => {
     assert.deepEqual(after.cards.map((c: { order: number }) => c.order), [0, 1, 2]);
 
     time.ms += 1000;
-    const repeat = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: payload });
+    const repeat = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token: suite.user.token, json: payload });
     assert.equal(repeat.status, 200);
     assert.equal(repeat.body.version, first.body.version);
     const again = await deckOf(deckId);
@@ -149,12 +146,12 @@ describe('POST /decks/import', () => {
 
   test('should give equal cards on mode=update the ids of the equal cards in deck order, and new ids to the extra ones', async () => {
     const same = { front: 'Same', back: 'Same' };
-    const created = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'Equal', lang: 'en' }, cards: [same, { front: 'Other', back: 'x' }, same] } });
+    const created = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title: 'Equal', lang: 'en' }, cards: [same, { front: 'Other', back: 'x' }, same] } });
     assert.equal(created.status, 201, created.text);
     const deckId = created.body.deckId as string;
     const before = (await deckOf(deckId)).cards as { id: string }[];
     time.ms += 1000;
-    const res = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: { deck: { title: 'Equal', lang: 'en' }, cards: [same, same, same] } });
+    const res = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token: suite.user.token, json: { deck: { title: 'Equal', lang: 'en' }, cards: [same, same, same] } });
     assert.equal(res.status, 200, res.text);
     const after = (await deckOf(deckId)).cards as { id: string }[];
     assert.equal(after[0]?.id, before[0]?.id);
@@ -163,7 +160,7 @@ describe('POST /decks/import', () => {
   });
 
   test('should update from markdown too', async () => {
-    const { deckId } = await createDeck(server, token, 1);
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
     const res = await markdown(MARKDOWN, `?mode=update&targetDeckId=${deckId}`);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.cardCount, 2);
@@ -171,30 +168,30 @@ describe('POST /decks/import', () => {
   });
 
   test('should answer 400 BAD_REQUEST for mode=update without targetDeckId, and for an unknown mode', async () => {
-    const missing = await server.api('POST', '/decks/import?mode=update', { token, json: deckBody(1) });
+    const missing = await suite.server.api('POST', '/decks/import?mode=update', { token: suite.user.token, json: deckBody(1) });
     assertError(missing, 400, 'BAD_REQUEST');
     assert.equal(missing.body.error.details.field, 'targetDeckId');
-    const mode = await server.api('POST', '/decks/import?mode=replace', { token, json: deckBody(1) });
+    const mode = await suite.server.api('POST', '/decks/import?mode=replace', { token: suite.user.token, json: deckBody(1) });
     assertError(mode, 400, 'BAD_REQUEST');
     assert.equal(mode.body.error.details.field, 'mode');
   });
 
   test('should answer 404 DECK_NOT_FOUND for an unknown targetDeckId', async () => {
-    assertError(await server.api('POST', '/decks/import?mode=update&targetDeckId=dck_nope', { token, json: deckBody(1) }), 404, 'DECK_NOT_FOUND');
+    assertError(await suite.server.api('POST', '/decks/import?mode=update&targetDeckId=dck_nope', { token: suite.user.token, json: deckBody(1) }), 404, 'DECK_NOT_FOUND');
   });
 
   test('should answer 412 VERSION_MISMATCH for a stale If-Match on mode=update and accept the current version quoted or not', async () => {
-    const { deckId, version } = await createDeck(server, token, 1);
+    const { deckId, version } = await createDeck(suite.server, suite.user.token, 1);
     const path = `/decks/import?mode=update&targetDeckId=${deckId}`;
     time.ms += 1000;
-    const first = await server.api('POST', path, { token, headers: { 'if-match': version }, json: deckBody(2, 'v2') });
+    const first = await suite.server.api('POST', path, { token: suite.user.token, headers: { 'if-match': version }, json: deckBody(2, 'v2') });
     assert.equal(first.status, 200);
-    assertError(await server.api('POST', path, { token, headers: { 'if-match': version }, json: deckBody(3, 'lost') }), 412, 'VERSION_MISMATCH');
+    assertError(await suite.server.api('POST', path, { token: suite.user.token, headers: { 'if-match': version }, json: deckBody(3, 'lost') }), 412, 'VERSION_MISMATCH');
     time.ms += 1000;
-    const quoted = await server.api('POST', path, { token, headers: { 'if-match': `"${first.body.version}"` }, json: deckBody(3, 'v3') });
+    const quoted = await suite.server.api('POST', path, { token: suite.user.token, headers: { 'if-match': `"${first.body.version}"` }, json: deckBody(3, 'v3') });
     assert.equal(quoted.status, 200, quoted.text);
     time.ms += 1000;
-    const bare = await server.api('POST', path, { token, headers: { 'if-match': quoted.body.version }, json: deckBody(4, 'v4') });
+    const bare = await suite.server.api('POST', path, { token: suite.user.token, headers: { 'if-match': quoted.body.version }, json: deckBody(4, 'v4') });
     assert.equal(bare.status, 200, bare.text);
     assert.equal((await deckOf(deckId)).title, 'v4');
   });
@@ -202,16 +199,16 @@ describe('POST /decks/import', () => {
   test('should answer 415 UNSUPPORTED_MEDIA_TYPE for other content types', async () => {
     const before = await deckCount();
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'text/html']) {
-      const res = await server.api('POST', '/decks/import', { token, body: MARKDOWN, headers: { 'content-type': type } });
+      const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: MARKDOWN, headers: { 'content-type': type } });
       assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
     assert.equal(await deckCount(), before);
   });
 
   test('should answer 400 BAD_REQUEST for malformed JSON and empty bodies', async () => {
-    assertError(await server.api('POST', '/decks/import', { token, body: '{"deck": {', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
-    assertError(await server.api('POST', '/decks/import', { token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
-    assertError(await server.api('POST', '/decks/import', { token }), 400, 'BAD_REQUEST');
+    assertError(await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: '{"deck": {', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+    assertError(await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+    assertError(await suite.server.api('POST', '/decks/import', { token: suite.user.token }), 400, 'BAD_REQUEST');
     assertError(await markdown(''), 400, 'BAD_REQUEST');
   });
 
@@ -241,7 +238,7 @@ describe('POST /decks/import', () => {
     for (const url of ['http://img.example.com/a.png', 'javascript:alert(1)', 'data:image/png;base64,AAAA', '//evil.example.com/a.png', 'vbscript:msgbox', 'file:///etc/passwd', 'ftp://x.example/a.png', 'img/a.png']) {
       const body = deckBody(5);
       (body.cards[3] as Record<string, unknown>).frontMedia = { imageUrl: url, imageAlt: 'a' };
-      const res = await server.api('POST', '/decks/import', { token, json: body });
+      const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: body });
       assertError(res, 400, 'SCHEMA_INVALID');
       assert.equal(res.body.error.details.field, 'cards[3].frontMedia.imageUrl', url);
     }
@@ -252,7 +249,7 @@ describe('POST /decks/import', () => {
     const body = deckBody(2);
     Object.assign(body.cards[0], { frontMedia: { imageUrl: 'https://img.example.com/a.png', imageAlt: 'A cell' } });
     Object.assign(body.cards[1], { backMedia: { imageUrl: '/media/b.png' } });
-    const res = await server.api('POST', '/decks/import', { token, json: body });
+    const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: body });
     assert.equal(res.status, 201, res.text);
     const deck = await deckOf(res.body.deckId);
     assert.deepEqual(deck.cards[0].frontMedia, { imageUrl: 'https://img.example.com/a.png', imageAlt: 'A cell' });
@@ -269,7 +266,7 @@ describe('POST /decks/import', () => {
       [{ deck: { title: 'T' }, cards: [] }, 'cards'],
     ];
     for (const [json, field] of cases) {
-      const res = await server.api('POST', '/decks/import', { token, json });
+      const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json });
       assertError(res, 400, 'SCHEMA_INVALID');
       assert.equal(res.body.error.details.field, field, JSON.stringify(json));
     }
@@ -277,18 +274,18 @@ describe('POST /decks/import', () => {
 
   test('should answer 400 TOO_MANY_CARDS for 251 cards in JSON or markdown', async () => {
     const before = await deckCount();
-    assertError(await server.api('POST', '/decks/import', { token, json: deckBody(251) }), 400, 'TOO_MANY_CARDS');
+    assertError(await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: deckBody(251) }), 400, 'TOO_MANY_CARDS');
     const cardsMd = Array.from({ length: 251 }, (_, i) => `## Front\nq${i}\n\n## Back\na${i}`).join('\n\n---\n\n');
     assertError(await markdown(`---\nversion: 1\nlang: en\n---\n# Big\n\n${cardsMd}\n`), 400, 'TOO_MANY_CARDS');
-    const { deckId } = await createDeck(server, token, 1);
-    assertError(await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: deckBody(251) }), 400, 'TOO_MANY_CARDS');
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
+    assertError(await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token: suite.user.token, json: deckBody(251) }), 400, 'TOO_MANY_CARDS');
     assert.equal(await deckCount(), before + 1);
   });
 
   test('should refuse a key named __proto__ at any depth, in JSON and in markdown alike', async () => {
     const before = await deckCount();
     const json = '{"deck":{"title":"T"},"cards":[{"front":"q","back":"a","extras":{"templateData":{"a":{"__proto__":{"x":1}}}}}]}';
-    const viaJson = await server.api('POST', '/decks/import', { token, body: json, headers: { 'content-type': 'application/json' } });
+    const viaJson = await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: json, headers: { 'content-type': 'application/json' } });
     assertError(viaJson, 400, 'BAD_REQUEST');
     assert.match(viaJson.body.error.message, /__proto__/);
     const doc = '---\nversion: 1\nlang: en\n---\n# T\n\n<!-- card\nextras:\n  templateData:\n    a:\n      __proto__:\n        x: 1\n-->\n## Front\nq\n\n## Back\na\n';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { importBody, markdownOf } from '../../helpers/deck-arbitraries.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 /** A deck as GET returns it, minus what differs between two decks with the same content. */
 function content(deck: Record<string, unknown>): Record<string, unknown> {
@@ -11,27 +11,25 @@ function content(deck: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe('deck markdown over HTTP', () => {
-  let server: TestServer;
   let user: TestUser;
+  const suite = buildForSuite({ env: { DECK_LIMIT: 'none' } });
   before(async () => {
     // Each property run creates decks: lift the per-user limit.
-    server = await startServer({ DECK_LIMIT: 'none' }, {}, { inject: true });
-    user = await server.user();
+    user = await suite.server.user();
   });
-  after(async () => { await server.close(); });
 
-  const importJson = (body: unknown, query = '') => server.api('POST', `/decks/import${query}`, { token: user.token, json: body });
-  const importMarkdown = (markdown: string, query = '') => server.api('POST', `/decks/import${query}`, {
+  const importJson = (body: unknown, query = '') => suite.server.api('POST', `/decks/import${query}`, { token: user.token, json: body });
+  const importMarkdown = (markdown: string, query = '') => suite.server.api('POST', `/decks/import${query}`, {
     token: user.token, body: markdown, headers: { 'content-type': 'text/markdown; charset=utf-8' },
   });
-  const getDeck = (deckId: string) => server.api('GET', `/decks/${deckId}`, { token: user.token });
+  const getDeck = (deckId: string) => suite.server.api('GET', `/decks/${deckId}`, { token: user.token });
 
   test('should give back the same deck after export to markdown and import, and change nothing on update', async () => {
     await fc.assert(fc.asyncProperty(importBody, async (body) => {
       const created = await importJson(body);
       assert.equal(created.status, 201, created.text);
       const original = await getDeck(created.body.deckId);
-      const exported = await server.api('GET', `/decks/${created.body.deckId}`, { token: user.token, headers: { accept: 'text/markdown' } });
+      const exported = await suite.server.api('GET', `/decks/${created.body.deckId}`, { token: user.token, headers: { accept: 'text/markdown' } });
       assert.equal(exported.status, 200);
       assert.match(exported.headers.get('content-type') ?? '', /^text\/markdown/);
 
@@ -63,7 +61,7 @@ describe('deck markdown over HTTP', () => {
   test('should keep card ids when an exported deck is imported back as an update after an edit', async () => {
     const created = await importJson({ deck: { title: 'Edited', lang: 'en' }, cards: [{ front: 'one' }, { front: 'two' }] });
     const before = await getDeck(created.body.deckId);
-    const exported = await server.api('GET', `/decks/${created.body.deckId}`, { token: user.token, headers: { accept: 'text/markdown' } });
+    const exported = await suite.server.api('GET', `/decks/${created.body.deckId}`, { token: user.token, headers: { accept: 'text/markdown' } });
     const edited = `${exported.text}\n---\n\n## Front\nthree\n`;
     const update = await importMarkdown(edited, `?mode=update&targetDeckId=${created.body.deckId}`);
     assert.equal(update.status, 200, update.text);

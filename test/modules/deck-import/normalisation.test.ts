@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeck, type TestServer, startServerWithUser } from '../../helpers/server.ts';
+import { describe, test } from 'node:test';
+import { createDeck, buildForSuite } from '../../helpers/server.ts';
 
 type Warning = { code: string; message: string; cardIndex?: number };
 
 describe('normalisation and import warnings', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser()); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite();
 
   async function importJson(cards: unknown[], deck: Record<string, unknown> = { title: 'N', lang: 'en' }) {
-    const res = await server.api('POST', '/decks/import', { token, json: { deck, cards } });
+    const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck, cards } });
     assert.equal(res.status, 201, res.text);
-    const read = await server.api('GET', `/decks/${res.body.deckId}`, { token });
+    const read = await suite.server.api('GET', `/decks/${res.body.deckId}`, { token: suite.user.token });
     return { result: res.body, deck: read.body, warnings: (res.body.warnings ?? []) as Warning[] };
   }
   async function importMarkdown(text: string) {
-    const res = await server.api('POST', '/decks/import', { token, body: text, headers: { 'content-type': 'text/markdown' } });
+    const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: text, headers: { 'content-type': 'text/markdown' } });
     assert.equal(res.status, 201, res.text);
-    const read = await server.api('GET', `/decks/${res.body.deckId}`, { token });
+    const read = await suite.server.api('GET', `/decks/${res.body.deckId}`, { token: suite.user.token });
     return { deck: read.body, warnings: (res.body.warnings ?? []) as Warning[] };
   }
   const codes = (warnings: Warning[]) => warnings.map((w) => w.code);
@@ -35,11 +32,11 @@ describe('normalisation and import warnings', () => {
       { front: 'q', back: 'a', extras: { cardType: 'image-explanation' } },
     ]);
     assert.deepEqual(deck.cards.map((c: { extras: { cardType: string } }) => c.extras.cardType), ['basic', 'definition']);
-    const appended = await server.api('POST', `/decks/${deck.id}/cards`, { token, json: { cards: [{ front: 'q', extras: { cardType: 'image-question' } }] } });
+    const appended = await suite.server.api('POST', `/decks/${deck.id}/cards`, { token: suite.user.token, json: { cards: [{ front: 'q', extras: { cardType: 'image-question' } }] } });
     assert.equal(appended.body.cards[0].extras.cardType, 'basic');
-    const patched = await server.api('PATCH', `/decks/${deck.id}/cards/${deck.cards[0].id}`, { token, json: { extras: { cardType: 'image-explanation' } } });
+    const patched = await suite.server.api('PATCH', `/decks/${deck.id}/cards/${deck.cards[0].id}`, { token: suite.user.token, json: { extras: { cardType: 'image-explanation' } } });
     assert.equal(patched.body.extras.cardType, 'definition');
-    const markdown = await server.api('GET', `/decks/${deck.id}`, { token, headers: { accept: 'text/markdown' } });
+    const markdown = await suite.server.api('GET', `/decks/${deck.id}`, { token: suite.user.token, headers: { accept: 'text/markdown' } });
     assert.doesNotMatch(markdown.text, /image-(question|explanation)/);
   });
 
@@ -78,11 +75,11 @@ describe('normalisation and import warnings', () => {
   });
 
   test('should resolve the types on append and after a card patch too', async () => {
-    const { deckId } = await createDeck(server, token, 1);
-    const appended = await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: [{ front: 'x^2', extras: { cardType: 'formula' } }] } });
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
+    const appended = await suite.server.api('POST', `/decks/${deckId}/cards`, { token: suite.user.token, json: { cards: [{ front: 'x^2', extras: { cardType: 'formula' } }] } });
     assert.equal(appended.body.cards[0].extras.frontType, 'latex');
-    const patched = await server.api('PATCH', `/decks/${deckId}/cards/${appended.body.cards[0].id}`, {
-      token, json: { extras: { cardType: 'name-formula', direction: 'formula->name' } },
+    const patched = await suite.server.api('PATCH', `/decks/${deckId}/cards/${appended.body.cards[0].id}`, {
+      token: suite.user.token, json: { extras: { cardType: 'name-formula', direction: 'formula->name' } },
     });
     assert.equal(patched.body.extras.frontType, 'latex');
     assert.equal(patched.body.extras.backType, 'markdown');

@@ -2,30 +2,25 @@
 // keeping the first spelling: DECISIONS) and the limits (20 tags of 40 characters) hold for what
 // remains, in JSON and markdown imports and in PATCH alike.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { assertSchemaInvalidAt, startServerWithDeck } from '../../helpers/fixtures.ts';
-import type { ApiResponse, TestServer, TestUser } from '../../helpers/server.ts';
+import { describe, test } from 'node:test';
+import { assertSchemaInvalidAt, buildForSuiteWithDeck } from '../../helpers/fixtures.ts';
+import type { ApiResponse } from '../../helpers/server.ts';
 
 const forty = 'x'.repeat(40);
 const distinct = (n: number) => Array.from({ length: n }, (_, i) => `tag${i}`);
 
 describe('deck tags', () => {
-  let server: TestServer;
-  let user: TestUser;
-  let deckId: string;
+  const f = buildForSuiteWithDeck();
 
-  before(async () => { ({ server, user, deckId } = await startServerWithDeck()); });
-  after(async () => { await server.close(); });
-
-  const importJson = (tags: unknown) => server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Tags', tags }, cards: [{ front: 'q' }] } });
-  const importMarkdown = (tags: unknown) => server.api('POST', '/decks/import', {
-    token: user.token, body: `---\nversion: 1\ntags: ${JSON.stringify(tags)}\n---\n# Tags\n\n## Front\nq\n`, headers: { 'content-type': 'text/markdown' },
+  const importJson = (tags: unknown) => f.server.api('POST', '/decks/import', { token: f.user.token, json: { deck: { title: 'Tags', tags }, cards: [{ front: 'q' }] } });
+  const importMarkdown = (tags: unknown) => f.server.api('POST', '/decks/import', {
+    token: f.user.token, body: `---\nversion: 1\ntags: ${JSON.stringify(tags)}\n---\n# Tags\n\n## Front\nq\n`, headers: { 'content-type': 'text/markdown' },
   });
-  const patch = (tags: unknown) => server.api('PATCH', `/decks/${deckId}`, { token: user.token, json: { tags } });
+  const patch = (tags: unknown) => f.server.api('PATCH', `/decks/${f.deckId}`, { token: f.user.token, json: { tags } });
 
   async function storedTags(res: ApiResponse): Promise<string[]> {
     const id = res.body.deckId ?? res.body.id;
-    return (await server.api('GET', `/decks/${id}`, { token: user.token })).body.tags;
+    return (await f.server.api('GET', `/decks/${id}`, { token: f.user.token })).body.tags;
   }
 
   const ACCEPTED: [string, unknown[], string[]][] = [
@@ -56,18 +51,18 @@ describe('deck tags', () => {
   ];
 
   test('should refuse tags past the limits once normalised, naming the field', async () => {
-    const before = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+    const before = await f.server.api('GET', `/decks/${f.deckId}`, { token: f.user.token });
     for (const [label, tags, field] of REFUSED) {
       for (const [how, res, prefix] of [['JSON', await importJson(tags), 'deck.'], ['markdown', await importMarkdown(tags), 'deck.'], ['PATCH', await patch(tags), '']] as const) {
         assertSchemaInvalidAt(res, `${prefix}${field}`, `${how} ${label}`);
       }
     }
-    const afterwards = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+    const afterwards = await f.server.api('GET', `/decks/${f.deckId}`, { token: f.user.token });
     assert.equal(afterwards.body.version, before.body.version);
   });
 
   test('should describe the rule in the OpenAPI document without a limit the service does not apply', async () => {
-    const doc = (await server.api('GET', '/openapi.json')).body;
+    const doc = (await f.server.api('GET', '/openapi.json')).body;
     const body = doc.paths['/decks/{deckId}'].patch.requestBody.content['application/json'].schema;
     // A named shape is a $ref into components.schemas.
     const patch = body.$ref ? doc.components.schemas[String(body.$ref).split('/').pop() as string] : body;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock, startServerWithUser } from '../../helpers/server.ts';
+import { describe, test } from 'node:test';
+import { createDeck, deckBody, type ApiResponse, manualClock, buildForSuite } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -11,9 +11,7 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 
 describe('GET /decks', () => {
   const time = manualClock('2030-05-01T08:00:00.000Z');
-  let server: TestServer;
-  before(async () => { server = await startServer({ PUBLIC_URL }, { clock: time.clock }, { inject: true }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { PUBLIC_URL }, overrides: { clock: time.clock } });
 
   async function pages(token: string, limit: number): Promise<{ ids: string[]; sizes: number[] }> {
     const ids: string[] = [];
@@ -21,7 +19,7 @@ describe('GET /decks', () => {
     let next: string | null = null;
     do {
       const query: string = next === null ? `?limit=${limit}` : `?limit=${limit}&token=${encodeURIComponent(next)}`;
-      const res = await server.api('GET', `/decks${query}`, { token });
+      const res = await suite.server.api('GET', `/decks${query}`, { token });
       assert.equal(res.status, 200, res.text);
       ids.push(...res.body.items.map((d: { id: string }) => d.id));
       sizes.push(res.body.items.length);
@@ -31,11 +29,11 @@ describe('GET /decks', () => {
   }
 
   test('should list summaries of the user\'s decks only', async () => {
-    const user = await server.user();
-    const other = await server.user();
-    await createDeck(server, other.token, 1, 'Not mine');
-    const { deckId } = await createDeck(server, user.token, 2, 'Mine');
-    const res = await server.api('GET', '/decks', { token: user.token });
+    const user = await suite.server.user();
+    const other = await suite.server.user();
+    await createDeck(suite.server, other.token, 1, 'Not mine');
+    const { deckId } = await createDeck(suite.server, user.token, 2, 'Mine');
+    const res = await suite.server.api('GET', '/decks', { token: user.token });
     assert.equal(res.status, 200);
     assert.equal(res.body.nextToken, null);
     assert.equal(res.body.items.length, 1);
@@ -52,20 +50,20 @@ describe('GET /decks', () => {
   });
 
   test('should order by updatedAt descending, then id descending', async () => {
-    const user = await server.user();
+    const user = await suite.server.user();
     const created: { id: string; at: number }[] = [];
     for (const offset of [1, 2, 3, 3, 3, 3]) {
       time.ms = Date.parse('2030-05-01T09:00:00.000Z') + offset * 1000;
-      created.push({ id: (await createDeck(server, user.token, 1)).deckId, at: time.ms });
+      created.push({ id: (await createDeck(suite.server, user.token, 1)).deckId, at: time.ms });
     }
     time.ms = Date.parse('2030-05-01T09:00:10.000Z');
     const touched = created[0];
-    assert.equal((await server.api('PATCH', `/decks/${touched.id}`, { token: user.token, json: { title: 'Touched' } })).status, 200);
+    assert.equal((await suite.server.api('PATCH', `/decks/${touched.id}`, { token: user.token, json: { title: 'Touched' } })).status, 200);
     touched.at = time.ms;
     const expected = [...created]
       .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .map((d) => d.id);
-    const res = await server.api('GET', '/decks', { token: user.token });
+    const res = await suite.server.api('GET', '/decks', { token: user.token });
     assert.deepEqual(res.body.items.map((d: { id: string }) => d.id), expected);
     assert.equal(res.body.items[0].id, touched.id);
     const paged = await pages(user.token, 2);
@@ -73,11 +71,11 @@ describe('GET /decks', () => {
   });
 
   test('should page through every deck exactly once with nextToken', async () => {
-    const user = await server.user();
+    const user = await suite.server.user();
     const ids = new Set<string>();
     for (let i = 0; i < 7; i++) {
       time.ms += 1000;
-      ids.add((await createDeck(server, user.token, 1, `Deck ${i}`)).deckId);
+      ids.add((await createDeck(suite.server, user.token, 1, `Deck ${i}`)).deckId);
     }
     const { ids: seen, sizes } = await pages(user.token, 3);
     assert.deepEqual(sizes, [3, 3, 1]);
@@ -86,27 +84,27 @@ describe('GET /decks', () => {
   });
 
   test('should return null nextToken when the last page is exactly full', async () => {
-    const user = await server.user();
-    for (let i = 0; i < 4; i++) await createDeck(server, user.token, 1);
-    const first = await server.api('GET', '/decks?limit=4', { token: user.token });
+    const user = await suite.server.user();
+    for (let i = 0; i < 4; i++) await createDeck(suite.server, user.token, 1);
+    const first = await suite.server.api('GET', '/decks?limit=4', { token: user.token });
     assert.equal(first.body.items.length, 4);
     assert.equal(first.body.nextToken, null);
   });
 
   test('should neither repeat nor skip existing decks when a deck is created between pages', async () => {
-    const user = await server.user();
+    const user = await suite.server.user();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       time.ms += 1000;
-      ids.push((await createDeck(server, user.token, 1)).deckId);
+      ids.push((await createDeck(suite.server, user.token, 1)).deckId);
     }
-    const first = await server.api('GET', '/decks?limit=2', { token: user.token });
+    const first = await suite.server.api('GET', '/decks?limit=2', { token: user.token });
     time.ms += 1000;
-    const late = (await createDeck(server, user.token, 1, 'Late')).deckId;
+    const late = (await createDeck(suite.server, user.token, 1, 'Late')).deckId;
     const seen = first.body.items.map((d: { id: string }) => d.id);
     let next: string | null = first.body.nextToken;
     while (next !== null) {
-      const res = await server.api('GET', `/decks?limit=2&token=${encodeURIComponent(next)}`, { token: user.token });
+      const res = await suite.server.api('GET', `/decks?limit=2&token=${encodeURIComponent(next)}`, { token: user.token });
       seen.push(...res.body.items.map((d: { id: string }) => d.id));
       next = res.body.nextToken;
     }
@@ -115,55 +113,52 @@ describe('GET /decks', () => {
   });
 
   test('should default to 25 decks per page', async () => {
-    const user = await server.user();
+    const user = await suite.server.user();
     for (let i = 0; i < 26; i++) {
       time.ms += 1000;
-      await server.api('POST', '/decks/import', { token: user.token, json: deckBody(1, `D${i}`) });
+      await suite.server.api('POST', '/decks/import', { token: user.token, json: deckBody(1, `D${i}`) });
     }
-    const res = await server.api('GET', '/decks', { token: user.token });
+    const res = await suite.server.api('GET', '/decks', { token: user.token });
     assert.equal(res.body.items.length, 25);
     assert.equal(typeof res.body.nextToken, 'string');
-    const rest = await server.api('GET', `/decks?token=${encodeURIComponent(res.body.nextToken)}`, { token: user.token });
+    const rest = await suite.server.api('GET', `/decks?token=${encodeURIComponent(res.body.nextToken)}`, { token: user.token });
     assert.equal(rest.body.items.length, 1);
     assert.equal(rest.body.nextToken, null);
   });
 
   test('should reject limit 0, 101, abc, -1 and 1.5 with 400 BAD_REQUEST naming limit', async () => {
-    const user = await server.user();
+    const user = await suite.server.user();
     for (const limit of ['0', '101', 'abc', '-1', '1.5', '']) {
-      const res = await server.api('GET', `/decks?limit=${limit}`, { token: user.token });
+      const res = await suite.server.api('GET', `/decks?limit=${limit}`, { token: user.token });
       assertError(res, 400, 'BAD_REQUEST');
       assert.equal(res.body.error.details.field, 'limit', `limit=${limit}`);
     }
   });
 
   test('should reject a malformed or tampered token with 400 BAD_REQUEST', async () => {
-    const user = await server.user();
-    for (let i = 0; i < 3; i++) await createDeck(server, user.token, 1);
-    const page = await server.api('GET', '/decks?limit=1', { token: user.token });
+    const user = await suite.server.user();
+    for (let i = 0; i < 3; i++) await createDeck(suite.server, user.token, 1);
+    const page = await suite.server.api('GET', '/decks?limit=1', { token: user.token });
     const good: string = page.body.nextToken;
     const [payload, signature] = good.split('.');
     const forged = Buffer.from(JSON.stringify(['2999-01-01T00:00:00.000Z', 'dck_x'])).toString('base64url');
     const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
     const bad = ['abc', 'a.b.c', `${payload}.`, `.${signature}`, `${flip(payload)}.${signature}`, `${payload}.${flip(signature)}`, `${forged}.${signature}`, `${good}x`];
     for (const token of bad) {
-      const res = await server.api('GET', `/decks?limit=1&token=${encodeURIComponent(token)}`, { token: user.token });
+      const res = await suite.server.api('GET', `/decks?limit=1&token=${encodeURIComponent(token)}`, { token: user.token });
       assertError(res, 400, 'BAD_REQUEST');
     }
-    const ok = await server.api('GET', `/decks?limit=1&token=${encodeURIComponent(good)}`, { token: user.token });
+    const ok = await suite.server.api('GET', `/decks?limit=1&token=${encodeURIComponent(good)}`, { token: user.token });
     assert.equal(ok.status, 200);
   });
 });
 
 describe('GET /decks/{deckId}', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, {}, { inject: true })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { PUBLIC_URL } });
 
   test('should return the deck with its complete card set in order', async () => {
-    const { deckId, version } = await createDeck(server, token, 4, 'Cells');
-    const res = await server.api('GET', `/decks/${deckId}`, { token });
+    const { deckId, version } = await createDeck(suite.server, suite.user.token, 4, 'Cells');
+    const res = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.equal(res.body.id, deckId);
@@ -186,13 +181,13 @@ describe('GET /decks/{deckId}', () => {
   });
 
   test('should answer 404 DECK_NOT_FOUND for a deck that does not exist', async () => {
-    assertError(await server.api('GET', '/decks/dck_doesnotexist', { token }), 404, 'DECK_NOT_FOUND');
-    assertError(await server.api('GET', '/decks/dck_doesnotexist', { token, headers: { accept: 'text/markdown' } }), 404, 'DECK_NOT_FOUND');
+    assertError(await suite.server.api('GET', '/decks/dck_doesnotexist', { token: suite.user.token }), 404, 'DECK_NOT_FOUND');
+    assertError(await suite.server.api('GET', '/decks/dck_doesnotexist', { token: suite.user.token, headers: { accept: 'text/markdown' } }), 404, 'DECK_NOT_FOUND');
   });
 
   test('should export the deck as markdown with Accept: text/markdown', async () => {
-    const { deckId } = await createDeck(server, token, 2, 'Exported');
-    const res = await server.api('GET', `/decks/${deckId}`, { token, headers: { accept: 'text/markdown' } });
+    const { deckId } = await createDeck(suite.server, suite.user.token, 2, 'Exported');
+    const res = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token, headers: { accept: 'text/markdown' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/markdown/);
     assert.match(res.text, /^---\n/);
@@ -202,19 +197,19 @@ describe('GET /decks/{deckId}', () => {
   });
 
   test('should import the markdown export back to the same deck', async () => {
-    const { deckId } = await createDeck(server, token, 3, 'Round trip');
-    const original = await server.api('GET', `/decks/${deckId}`, { token });
-    const markdown = await server.api('GET', `/decks/${deckId}`, { token, headers: { accept: 'text/markdown' } });
-    const imported = await server.api('POST', '/decks/import', { token, body: markdown.text, headers: { 'content-type': 'text/markdown' } });
+    const { deckId } = await createDeck(suite.server, suite.user.token, 3, 'Round trip');
+    const original = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token });
+    const markdown = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token, headers: { accept: 'text/markdown' } });
+    const imported = await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: markdown.text, headers: { 'content-type': 'text/markdown' } });
     assert.equal(imported.status, 201, imported.text);
-    const copy = await server.api('GET', `/decks/${imported.body.deckId}`, { token });
+    const copy = await suite.server.api('GET', `/decks/${imported.body.deckId}`, { token: suite.user.token });
     const strip = (cards: { id?: string }[]) => cards.map(({ id: _id, ...rest }) => rest);
     assert.deepEqual(strip(copy.body.cards), strip(original.body.cards));
     assert.equal(copy.body.title, original.body.title);
   });
 
   test('should choose by Accept q-values, JSON winning ties', async () => {
-    const { deckId } = await createDeck(server, token, 1);
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
     const cases: [string, RegExp][] = [
       ['application/json', /^application\/json/],
       ['text/markdown;q=0.5, application/json', /^application\/json/],
@@ -223,7 +218,7 @@ describe('GET /decks/{deckId}', () => {
       ['*/*', /^application\/json/],
     ];
     for (const [accept, type] of cases) {
-      const res = await server.api('GET', `/decks/${deckId}`, { token, headers: { accept } });
+      const res = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token, headers: { accept } });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', type, accept);
     }
@@ -232,16 +227,13 @@ describe('GET /decks/{deckId}', () => {
 
 describe('PATCH /decks/{deckId}', () => {
   const time = manualClock('2030-06-01T08:00:00.000Z');
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock }, { inject: true })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { PUBLIC_URL }, overrides: { clock: time.clock } });
 
   test('should update metadata, keep the cards, and move version to the update time', async () => {
-    const { deckId, version } = await createDeck(server, token, 2);
+    const { deckId, version } = await createDeck(suite.server, suite.user.token, 2);
     time.ms += 5000;
-    const res = await server.api('PATCH', `/decks/${deckId}`, {
-      token, json: { title: 'New title', description: 'About it', visibility: 'unlisted', lang: 'fr', thumbnail: 'https://img.example.com/t.png' },
+    const res = await suite.server.api('PATCH', `/decks/${deckId}`, {
+      token: suite.user.token, json: { title: 'New title', description: 'About it', visibility: 'unlisted', lang: 'fr', thumbnail: 'https://img.example.com/t.png' },
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.title, 'New title');
@@ -252,67 +244,67 @@ describe('PATCH /decks/{deckId}', () => {
     assert.equal(res.body.cards.length, 2);
     assert.notEqual(res.body.version, version);
     assert.equal(res.body.version, new Date(time.ms).toISOString());
-    const read = await server.api('GET', `/decks/${deckId}`, { token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token });
     assert.equal(read.text, res.text);
   });
 
   test('should clear description and thumbnail with null', async () => {
-    const { deckId } = await createDeck(server, token, 1);
-    await server.api('PATCH', `/decks/${deckId}`, { token, json: { description: 'x', thumbnail: 'https://a.example/t.png' } });
-    const res = await server.api('PATCH', `/decks/${deckId}`, { token, json: { description: null, thumbnail: null } });
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
+    await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: { description: 'x', thumbnail: 'https://a.example/t.png' } });
+    const res = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: { description: null, thumbnail: null } });
     assert.equal(res.status, 200);
     assert.equal(res.body.description, null);
     assert.equal(res.body.thumbnail, null);
   });
 
   test('should leave version unchanged when the PATCH changes nothing', async () => {
-    const { deckId } = await createDeck(server, token, 1, 'Same');
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1, 'Same');
     time.ms += 5000;
-    const first = await server.api('PATCH', `/decks/${deckId}`, { token, json: { visibility: 'public' } });
+    const first = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: { visibility: 'public' } });
     time.ms += 5000;
-    const again = await server.api('PATCH', `/decks/${deckId}`, { token, json: { visibility: 'public', title: 'Same' } });
+    const again = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: { visibility: 'public', title: 'Same' } });
     assert.equal(again.status, 200);
     assert.equal(again.body.version, first.body.version);
   });
 
   test('should trim tags, drop empty ones and de-duplicate case-insensitively keeping the first spelling', async () => {
-    const { deckId } = await createDeck(server, token, 1);
-    const res = await server.api('PATCH', `/decks/${deckId}`, { token, json: { tags: ['  Biology ', 'cells', '', '   ', 'biology', 'CELLS', 'Mitosis'] } });
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
+    const res = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: { tags: ['  Biology ', 'cells', '', '   ', 'biology', 'CELLS', 'Mitosis'] } });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.tags, ['Biology', 'cells', 'Mitosis']);
   });
 
   test('should answer 412 VERSION_MISMATCH for a stale If-Match and accept the current version quoted or not', async () => {
-    const { deckId, version } = await createDeck(server, token, 1);
+    const { deckId, version } = await createDeck(suite.server, suite.user.token, 1);
     time.ms += 5000;
-    const moved = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': version }, json: { title: 'One' } });
+    const moved = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, headers: { 'if-match': version }, json: { title: 'One' } });
     assert.equal(moved.status, 200);
-    const stale = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': version }, json: { title: 'Lost' } });
+    const stale = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, headers: { 'if-match': version }, json: { title: 'Lost' } });
     assertError(stale, 412, 'VERSION_MISMATCH');
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token })).body.title, 'One');
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body.title, 'One');
     time.ms += 5000;
-    const quoted = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': `"${moved.body.version}"` }, json: { title: 'Two' } });
+    const quoted = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, headers: { 'if-match': `"${moved.body.version}"` }, json: { title: 'Two' } });
     assert.equal(quoted.status, 200, quoted.text);
     time.ms += 5000;
-    const bare = await server.api('PATCH', `/decks/${deckId}`, { token, headers: { 'if-match': quoted.body.version }, json: { title: 'Three' } });
+    const bare = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, headers: { 'if-match': quoted.body.version }, json: { title: 'Three' } });
     assert.equal(bare.status, 200, bare.text);
     assert.equal(bare.body.title, 'Three');
   });
 
   test('should answer 404 DECK_NOT_FOUND for an unknown deck', async () => {
-    assertError(await server.api('PATCH', '/decks/dck_nope', { token, json: { title: 'x' } }), 404, 'DECK_NOT_FOUND');
+    assertError(await suite.server.api('PATCH', '/decks/dck_nope', { token: suite.user.token, json: { title: 'x' } }), 404, 'DECK_NOT_FOUND');
   });
 
   test('should answer 400 BAD_REQUEST for malformed JSON and for an empty body', async () => {
-    const { deckId } = await createDeck(server, token, 1);
-    const malformed = await server.api('PATCH', `/decks/${deckId}`, { token, body: '{"title": ', headers: { 'content-type': 'application/json' } });
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
+    const malformed = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, body: '{"title": ', headers: { 'content-type': 'application/json' } });
     assertError(malformed, 400, 'BAD_REQUEST');
-    assertError(await server.api('PATCH', `/decks/${deckId}`, { token }), 400, 'BAD_REQUEST');
-    assertError(await server.api('PATCH', `/decks/${deckId}`, { token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+    assertError(await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token }), 400, 'BAD_REQUEST');
+    assertError(await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
   });
 
   test('should answer 400 SCHEMA_INVALID naming the field for an invalid patch', async () => {
-    const { deckId } = await createDeck(server, token, 1);
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
     const cases: [unknown, string][] = [
       [{ cards: [] }, 'cards'],
       [{ visibility: 'secret' }, 'visibility'],
@@ -320,18 +312,18 @@ describe('PATCH /decks/{deckId}', () => {
       [{ thumbnail: 'data:image/png;base64,AAAA' }, 'thumbnail'],
     ];
     for (const [json, field] of cases) {
-      const res = await server.api('PATCH', `/decks/${deckId}`, { token, json });
+      const res = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json });
       assertError(res, 400, 'SCHEMA_INVALID');
       assert.equal(res.body.error.details.field, field, JSON.stringify(json));
     }
-    assertError(await server.api('PATCH', `/decks/${deckId}`, { token, json: {} }), 400, 'SCHEMA_INVALID');
-    assertError(await server.api('PATCH', `/decks/${deckId}`, { token, json: [] }), 400, 'SCHEMA_INVALID');
+    assertError(await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: {} }), 400, 'SCHEMA_INVALID');
+    assertError(await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, json: [] }), 400, 'SCHEMA_INVALID');
   });
 
   test('should answer 415 UNSUPPORTED_MEDIA_TYPE for a markdown or plain-text body', async () => {
-    const { deckId } = await createDeck(server, token, 1);
+    const { deckId } = await createDeck(suite.server, suite.user.token, 1);
     for (const type of ['text/markdown', 'text/plain', 'application/xml']) {
-      const res = await server.api('PATCH', `/decks/${deckId}`, { token, body: '# Title', headers: { 'content-type': type } });
+      const res = await suite.server.api('PATCH', `/decks/${deckId}`, { token: suite.user.token, body: '# Title', headers: { 'content-type': type } });
       assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
   });

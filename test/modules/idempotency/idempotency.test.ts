@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { requestHash } from '../../../src/policy/idempotency.ts';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser, manualClock } from '../../helpers/server.ts';
+import { createDeck, deckBody, type ApiResponse, type TestUser, manualClock, buildForSuite } from '../../helpers/server.ts';
 
 const HOUR = 3_600_000;
 let keyCounter = 0;
@@ -21,25 +21,23 @@ function assertReplayOf(res: ApiResponse, original: ApiResponse): void {
 
 describe('Idempotency-Key', () => {
   const time = manualClock();
-  let server: TestServer;
   let alice: TestUser;
   let bob: TestUser;
+  const suite = buildForSuite({ overrides: { clock: time.clock }, socket: true });
   before(async () => {
-    server = await startServer({}, { clock: time.clock });
-    alice = await server.user();
-    bob = await server.user();
+    alice = await suite.server.user();
+    bob = await suite.server.user();
   });
-  after(async () => { await server.close(); });
 
   const append = (user: TestUser, deckId: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
-    server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: body, headers: key ? { 'idempotency-key': key, ...headers } : headers });
+    suite.server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: body, headers: key ? { 'idempotency-key': key, ...headers } : headers });
   const importDeck = (user: TestUser, body: unknown, key?: string) =>
-    server.api('POST', '/decks/import', { token: user.token, json: body, headers: key ? { 'idempotency-key': key } : {} });
-  const deckCount = async (user: TestUser) => (await server.api('GET', '/decks/capacity', { token: user.token })).body.current_decks as number;
-  const cardCount = async (user: TestUser, deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cardCount as number;
+    suite.server.api('POST', '/decks/import', { token: user.token, json: body, headers: key ? { 'idempotency-key': key } : {} });
+  const deckCount = async (user: TestUser) => (await suite.server.api('GET', '/decks/capacity', { token: user.token })).body.current_decks as number;
+  const cardCount = async (user: TestUser, deckId: string) => (await suite.server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cardCount as number;
 
   test('should replay an append with the same key and body byte for byte, appending once', async () => {
-    const { deckId } = await createDeck(server, alice.token, 2);
+    const { deckId } = await createDeck(suite.server, alice.token, 2);
     const key = newKey();
     const first = await append(alice, deckId, card('once'), key);
     assertFresh(first, 200);
@@ -67,7 +65,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('should refuse the same key with a different body with IDEMPOTENCY_CONFLICT and keep the stored result', async () => {
-    const { deckId } = await createDeck(server, alice.token, 1);
+    const { deckId } = await createDeck(suite.server, alice.token, 1);
     const key = newKey();
     const first = await append(alice, deckId, card('original'), key);
     assertFresh(first, 200);
@@ -87,7 +85,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('should replay, not refuse, the same key with the same JSON in another key order', async () => {
-    const { deckId } = await createDeck(server, alice.token, 1);
+    const { deckId } = await createDeck(suite.server, alice.token, 1);
     const key = newKey();
     const first = await append(alice, deckId, { cards: [{ front: 'q', back: 'a', extras: { subject: 's', topic: 't' } }] }, key);
     assertFresh(first, 200);
@@ -110,12 +108,12 @@ describe('Idempotency-Key', () => {
     const bobRes = await importDeck(bob, deckBody(1, 'shared key'), key);
     assertFresh(bobRes, 201);
     assert.notEqual(bobRes.body.deckId, aliceRes.body.deckId);
-    assert.equal((await server.api('GET', `/decks/${bobRes.body.deckId}`, { token: bob.token })).status, 200);
+    assert.equal((await suite.server.api('GET', `/decks/${bobRes.body.deckId}`, { token: bob.token })).status, 200);
     assertReplayOf(await importDeck(bob, deckBody(1, 'shared key'), key), bobRes);
   });
 
   test('should keep append and import keys apart', async () => {
-    const { deckId } = await createDeck(server, alice.token, 1);
+    const { deckId } = await createDeck(suite.server, alice.token, 1);
     const key = newKey();
     assertFresh(await append(alice, deckId, card('append first'), key), 200);
     assertFresh(await importDeck(alice, deckBody(1, 'import second'), key), 201);
@@ -123,7 +121,7 @@ describe('Idempotency-Key', () => {
 
   describe('a failed request leaves its key free', () => {
     test('should run a corrected append after a 400 SCHEMA_INVALID with the same key', async () => {
-      const { deckId } = await createDeck(server, alice.token, 1);
+      const { deckId } = await createDeck(suite.server, alice.token, 1);
       const key = newKey();
       const invalid = await append(alice, deckId, { cards: [{ front: 42 }] }, key);
       assert.equal(invalid.body.error.code, 'SCHEMA_INVALID');
@@ -135,7 +133,7 @@ describe('Idempotency-Key', () => {
     });
 
     test('should run a smaller append after a 400 TOO_MANY_CARDS with the same key', async () => {
-      const { deckId } = await createDeck(server, alice.token, 249);
+      const { deckId } = await createDeck(suite.server, alice.token, 249);
       const key = newKey();
       const tooMany = await append(alice, deckId, { cards: [{ front: 'a' }, { front: 'b' }] }, key);
       assert.equal(tooMany.body.error.code, 'TOO_MANY_CARDS');
@@ -147,13 +145,13 @@ describe('Idempotency-Key', () => {
       const key = newKey();
       const missing = await append(alice, 'dck_doesnotexist', card('lost'), key);
       assert.equal(missing.body.error.code, 'DECK_NOT_FOUND');
-      const { deckId } = await createDeck(server, alice.token, 1);
+      const { deckId } = await createDeck(suite.server, alice.token, 1);
       assertFresh(await append(alice, deckId, card('lost'), key), 200);
     });
 
     test('should run an update import after a 404 for its target with the same key', async () => {
       const key = newKey();
-      const missing = await server.api('POST', '/decks/import?mode=update&targetDeckId=dck_nope', {
+      const missing = await suite.server.api('POST', '/decks/import?mode=update&targetDeckId=dck_nope', {
         token: alice.token, json: deckBody(1), headers: { 'idempotency-key': key },
       });
       assert.equal(missing.body.error.code, 'DECK_NOT_FOUND');
@@ -161,18 +159,18 @@ describe('Idempotency-Key', () => {
     });
 
     test('should run the same append after a 412 VERSION_MISMATCH once If-Match is current', async () => {
-      const { deckId, version } = await createDeck(server, alice.token, 1);
+      const { deckId, version } = await createDeck(suite.server, alice.token, 1);
       await append(alice, deckId, card('moves the version'));
       const key = newKey();
       const stale = await append(alice, deckId, card('careful'), key, { 'if-match': version });
       assert.equal(stale.status, 412);
-      const current = (await server.api('GET', `/decks/${deckId}`, { token: alice.token })).body.version as string;
+      const current = (await suite.server.api('GET', `/decks/${deckId}`, { token: alice.token })).body.version as string;
       assertFresh(await append(alice, deckId, card('careful'), key, { 'if-match': current }), 200);
     });
   });
 
   test('should refuse a key shorter than 8 or longer than 128 characters with BAD_REQUEST', async () => {
-    const { deckId } = await createDeck(server, alice.token, 1);
+    const { deckId } = await createDeck(suite.server, alice.token, 1);
     for (const key of ['a'.repeat(7), 'b'.repeat(129)]) {
       const res = await append(alice, deckId, card('x'), key);
       assert.equal(res.status, 400);
@@ -182,7 +180,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('should refuse a key that is not printable ASCII with BAD_REQUEST, since a header arrives as Latin-1', async () => {
-    const { deckId } = await createDeck(server, alice.token, 1);
+    const { deckId } = await createDeck(suite.server, alice.token, 1);
     const res = await append(alice, deckId, card('x'), 'clé-clé-clé');
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'BAD_REQUEST');
@@ -190,10 +188,10 @@ describe('Idempotency-Key', () => {
   });
 
   test('should refuse two Idempotency-Key headers with 400 BAD_REQUEST and run nothing', async () => {
-    const { deckId } = await createDeck(server, alice.token, 1);
+    const { deckId } = await createDeck(suite.server, alice.token, 1);
     const decks = await deckCount(alice);
     const [one, two] = [newKey(), newKey()];
-    const twice = (path: string, body: unknown, keys: [string, string]) => server.api('POST', path, {
+    const twice = (path: string, body: unknown, keys: [string, string]) => suite.server.api('POST', path, {
       token: alice.token, json: body, headers: { 'Idempotency-Key': keys[0] }, repeat: [['idempotency-key', keys[1]]],
     });
     for (const keys of [[one, two], [one, one]] as [string, string][]) {
@@ -230,7 +228,7 @@ describe('Idempotency-Key', () => {
     let claimed!: () => void;
     const claimedNow = new Promise<void>((resolve) => { claimed = resolve; });
     let crash!: (error: Error) => void;
-    const crashed = server.app.policy.idempotent({ userId: alice.userId }, call, () => {
+    const crashed = suite.server.app.policy.idempotent({ userId: alice.userId }, call, () => {
       claimed();
       return new Promise<never>((_resolve, reject) => { crash = reject; });
     }, () => ({ status: 201, body: '{}' }));
@@ -257,17 +255,15 @@ describe('Idempotency-Key', () => {
 
 describe('Idempotency-Key with rate limits', () => {
   const time = manualClock();
-  let server: TestServer;
-  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '3' }, { clock: time.clock }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { RATE_LIMIT_PER_MINUTE: '3' }, overrides: { clock: time.clock } });
 
   test('should run an append refused with 429 once the window resets, with the same key', async () => {
-    const user = await server.user();
-    const { deckId } = await createDeck(server, user.token, 1);
+    const user = await suite.server.user();
+    const { deckId } = await createDeck(suite.server, user.token, 1);
     const key = newKey();
-    const send = () => server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: card('later'), headers: { 'idempotency-key': key } });
-    await server.api('GET', '/whoami', { token: user.token });
-    await server.api('GET', '/whoami', { token: user.token });
+    const send = () => suite.server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: card('later'), headers: { 'idempotency-key': key } });
+    await suite.server.api('GET', '/whoami', { token: user.token });
+    await suite.server.api('GET', '/whoami', { token: user.token });
     const limited = await send();
     assert.equal(limited.status, 429);
     assert.equal(limited.body.error.code, 'RATE_LIMITED');

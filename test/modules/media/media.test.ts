@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { purgeUnreferencedMedia } from '../../../src/modules/media/media.service.ts';
 import { SVG, gif, jpegHeader, noisyPng, png } from '../../helpers/images.ts';
 import { mediaRows } from '../../helpers/media-rows.ts';
-import { manualClock, startServerWithUser, type ApiResponse, type TestServer } from '../../helpers/server.ts';
+import { manualClock, type ApiResponse, buildForSuite } from '../../helpers/server.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
@@ -12,13 +12,10 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 
 describe('POST /media and GET /media/...', () => {
   const time = manualClock('2030-08-01T08:00:00.000Z');
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, { clock: time.clock })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ overrides: { clock: time.clock }, socket: true });
 
-  const upload = (body: Buffer, contentType = 'image/png', as = token) =>
-    server.api('POST', '/media', { token: as, body, headers: { 'content-type': contentType } });
+  const upload = (body: Buffer, contentType = 'image/png', as = suite.user.token) =>
+    suite.server.api('POST', '/media', { token: as, body, headers: { 'content-type': contentType } });
 
   test('should store a PNG and answer 201 with its root-relative URL, type and dimensions', async () => {
     const image = png(3, 2);
@@ -27,14 +24,14 @@ describe('POST /media and GET /media/...', () => {
     assert.match(res.body.id, /^med_[0-9a-f]{64}$/);
     assert.match(res.body.url, /^\/media\/[0-9a-f]{64}\.png$/);
     assert.deepEqual({ ...res.body, id: undefined, url: undefined }, { id: undefined, url: undefined, contentType: 'image/png', bytes: image.length, width: 3, height: 2 });
-    const served = await fetch(`${server.url}${res.body.url}`);
+    const served = await fetch(`${suite.server.url}${res.body.url}`);
     assert.equal(served.status, 200);
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), image);
     assert.equal(served.headers.get('content-type'), 'image/png');
     assert.equal(served.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(served.headers.get('content-security-policy'), "default-src 'none'; sandbox");
-    const again = await fetch(`${server.url}${res.body.url}`, { headers: { 'if-none-match': served.headers.get('etag') ?? '' } });
+    const again = await fetch(`${suite.server.url}${res.body.url}`, { headers: { 'if-none-match': served.headers.get('etag') ?? '' } });
     assert.equal(again.status, 304);
   });
 
@@ -91,29 +88,26 @@ describe('POST /media and GET /media/...', () => {
   });
 
   test('should need decks:write', async () => {
-    const reader = await server.user({ scopes: ['decks:read'] });
+    const reader = await suite.server.user({ scopes: ['decks:read'] });
     assertError(await upload(png(2, 2), 'image/png', reader.token), 403, 'FORBIDDEN');
   });
 
   test('should answer 404 MEDIA_NOT_FOUND for an address with no media or the wrong extension', async () => {
     const res = await upload(png(5, 5));
-    const missing = await fetch(`${server.url}/media/${'0'.repeat(64)}.png`);
+    const missing = await fetch(`${suite.server.url}/media/${'0'.repeat(64)}.png`);
     assert.equal(missing.status, 404);
     assert.equal((await missing.json() as { error: { code: string } }).error.code, 'MEDIA_NOT_FOUND');
-    const wrongExtension = await fetch(`${server.url}${res.body.url.replace(/\.png$/, '.gif')}`);
+    const wrongExtension = await fetch(`${suite.server.url}${res.body.url.replace(/\.png$/, '.gif')}`);
     assert.equal(wrongExtension.status, 404);
   });
 });
 
 describe('media quota and purge', () => {
   const time = manualClock('2030-08-01T08:00:00.000Z');
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ MEDIA_QUOTA_BYTES: '2000', MEDIA_GRACE_HOURS: '24' }, { clock: time.clock })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { MEDIA_QUOTA_BYTES: '2000', MEDIA_GRACE_HOURS: '24' }, overrides: { clock: time.clock }, socket: true });
 
-  const upload = (body: Buffer) => server.api('POST', '/media', { token, body, headers: { 'content-type': 'image/png' } });
-  const served = async (url: string) => (await fetch(`${server.url}${url}`)).status;
+  const upload = (body: Buffer) => suite.server.api('POST', '/media', { token: suite.user.token, body, headers: { 'content-type': 'image/png' } });
+  const served = async (url: string) => (await fetch(`${suite.server.url}${url}`)).status;
 
   test('should refuse an upload past the quota with MEDIA_QUOTA_EXCEEDED, and count a re-upload once', async () => {
     const image = noisyPng(32, 32); // about 1,100 bytes of a 2,000-byte quota
@@ -122,19 +116,19 @@ describe('media quota and purge', () => {
     const res = await upload(noisyPng(32, 32));
     assertError(res, 403, 'MEDIA_QUOTA_EXCEEDED');
     assert.equal(res.body.error.details.quotaBytes, 2000);
-    const another = await server.user();
-    const theirs = await server.api('POST', '/media', { token: another.token, body: image, headers: { 'content-type': 'image/png' } });
+    const another = await suite.server.user();
+    const theirs = await suite.server.api('POST', '/media', { token: another.token, body: image, headers: { 'content-type': 'image/png' } });
     assert.equal(theirs.status, 201, 'the quota is per user');
   });
 
   test('should remove media no deck refers to after the grace period, keeping referenced media', async () => {
-    const other = await server.user();
-    const send = (body: Buffer) => server.api('POST', '/media', { token: other.token, body, headers: { 'content-type': 'image/png' } });
+    const other = await suite.server.user();
+    const send = (body: Buffer) => suite.server.api('POST', '/media', { token: other.token, body, headers: { 'content-type': 'image/png' } });
     const kept = await send(png(6, 6, 50));
     const dropped = await send(png(7, 7, 60));
     const used = await send(png(8, 8, 70));
     assert.equal(kept.status, 201, kept.text);
-    const deck = await server.api('POST', '/decks/import', {
+    const deck = await suite.server.api('POST', '/decks/import', {
       token: other.token,
       json: {
         deck: { title: 'With images' },
@@ -146,14 +140,14 @@ describe('media quota and purge', () => {
     });
     assert.equal(deck.status, 201, deck.text);
     const hash = (url: string) => /([0-9a-f]{64})/.exec(url)?.[1];
-    await purgeUnreferencedMedia(server.app.services);
+    await purgeUnreferencedMedia(suite.server.app.services);
     time.ms += 23 * 3_600_000;
-    await purgeUnreferencedMedia(server.app.services);
-    assert.ok((await mediaRows(server)).includes(hash(dropped.body.url) ?? ''), 'kept through the grace period');
+    await purgeUnreferencedMedia(suite.server.app.services);
+    assert.ok((await mediaRows(suite.server)).includes(hash(dropped.body.url) ?? ''), 'kept through the grace period');
     time.ms += 2 * 3_600_000;
-    const purge = await purgeUnreferencedMedia(server.app.services);
+    const purge = await purgeUnreferencedMedia(suite.server.app.services);
     assert.ok(purge.removed >= 1);
-    const rows = await mediaRows(server);
+    const rows = await mediaRows(suite.server);
     assert.ok(!rows.includes(hash(dropped.body.url) ?? ''), 'the unreferenced image is gone');
     assert.ok(rows.includes(hash(kept.body.url) ?? ''), 'an imageUrl keeps its image');
     assert.ok(rows.includes(hash(used.body.url) ?? ''), 'a markdown image keeps its image');
@@ -162,13 +156,13 @@ describe('media quota and purge', () => {
   });
 
   test('should free the quota once the unreferenced media is purged', async () => {
-    const owner = await server.user();
-    const send = (body: Buffer) => server.api('POST', '/media', { token: owner.token, body, headers: { 'content-type': 'image/png' } });
+    const owner = await suite.server.user();
+    const send = (body: Buffer) => suite.server.api('POST', '/media', { token: owner.token, body, headers: { 'content-type': 'image/png' } });
     assert.equal((await send(noisyPng(32, 32))).status, 201);
     assertError(await send(noisyPng(32, 32)), 403, 'MEDIA_QUOTA_EXCEEDED');
-    await purgeUnreferencedMedia(server.app.services);
+    await purgeUnreferencedMedia(suite.server.app.services);
     time.ms += 25 * 3_600_000;
-    await purgeUnreferencedMedia(server.app.services);
+    await purgeUnreferencedMedia(suite.server.app.services);
     assert.equal((await send(noisyPng(32, 32))).status, 201);
   });
 });

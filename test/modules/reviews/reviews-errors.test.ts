@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { revokeToken } from '../../../src/modules/tokens/tokens.service.ts';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { createDeck, deckBody, type ApiResponse, type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, `${res.status} ${res.text}`);
@@ -9,30 +9,28 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 }
 
 describe('review sessions: 4xx codes', () => {
-  let server: TestServer;
   let owner: TestUser;
   let deckId: string;
+  const suite = buildForSuite();
   before(async () => {
-    server = await startServer({}, {}, { inject: true });
-    owner = await server.user();
-    ({ deckId } = await createDeck(server, owner.token, 3));
+    owner = await suite.server.user();
+    ({ deckId } = await createDeck(suite.server, owner.token, 3));
   });
-  after(async () => { await server.close(); });
 
   async function newSession(): Promise<{ id: string; cards: string[] }> {
-    const res = await server.api('POST', '/reviews', { token: owner.token, json: { deckId } });
+    const res = await suite.server.api('POST', '/reviews', { token: owner.token, json: { deckId } });
     assert.equal(res.status, 201);
     return res.body;
   }
 
   describe('POST /reviews', () => {
     test('should reject an empty body with BAD_REQUEST', async () => {
-      assertError(await server.api('POST', '/reviews', { token: owner.token }), 400, 'BAD_REQUEST');
-      assertError(await server.api('POST', '/reviews', { token: owner.token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+      assertError(await suite.server.api('POST', '/reviews', { token: owner.token }), 400, 'BAD_REQUEST');
+      assertError(await suite.server.api('POST', '/reviews', { token: owner.token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
     });
 
     test('should reject malformed JSON with BAD_REQUEST', async () => {
-      assertError(await server.api('POST', '/reviews', { token: owner.token, body: '{"deckId":', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+      assertError(await suite.server.api('POST', '/reviews', { token: owner.token, body: '{"deckId":', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
     });
 
     test('should reject invalid bodies with SCHEMA_INVALID naming the field', async () => {
@@ -44,38 +42,38 @@ describe('review sessions: 4xx codes', () => {
         [{ deckId, shuffle: true }, 'shuffle'],
       ];
       for (const [json, field] of cases) {
-        const res = await server.api('POST', '/reviews', { token: owner.token, json });
+        const res = await suite.server.api('POST', '/reviews', { token: owner.token, json });
         assertError(res, 400, 'SCHEMA_INVALID');
         assert.equal(res.body.error.details.field, field, JSON.stringify(json));
       }
     });
 
     test('should reject an unknown deck with DECK_NOT_FOUND', async () => {
-      assertError(await server.api('POST', '/reviews', { token: owner.token, json: { deckId: 'dck_doesnotexist' } }), 404, 'DECK_NOT_FOUND');
-      assertError(await server.api('POST', '/reviews', { token: owner.token, json: { deckId: 'dck_doesnotexist', resume: true } }), 404, 'DECK_NOT_FOUND');
+      assertError(await suite.server.api('POST', '/reviews', { token: owner.token, json: { deckId: 'dck_doesnotexist' } }), 404, 'DECK_NOT_FOUND');
+      assertError(await suite.server.api('POST', '/reviews', { token: owner.token, json: { deckId: 'dck_doesnotexist', resume: true } }), 404, 'DECK_NOT_FOUND');
     });
 
     test('should reject a markdown body with UNSUPPORTED_MEDIA_TYPE', async () => {
-      const res = await server.api('POST', '/reviews', { token: owner.token, body: `deckId: ${deckId}`, headers: { 'content-type': 'text/markdown' } });
+      const res = await suite.server.api('POST', '/reviews', { token: owner.token, body: `deckId: ${deckId}`, headers: { 'content-type': 'text/markdown' } });
       assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
   });
 
   describe('GET /reviews/{sessionId}', () => {
     test('should reject an unknown session with SESSION_NOT_FOUND', async () => {
-      assertError(await server.api('GET', '/reviews/rev_doesnotexist', { token: owner.token }), 404, 'SESSION_NOT_FOUND');
+      assertError(await suite.server.api('GET', '/reviews/rev_doesnotexist', { token: owner.token }), 404, 'SESSION_NOT_FOUND');
     });
   });
 
   describe('POST /reviews/{sessionId}/answers', () => {
     test('should reject an empty body with BAD_REQUEST', async () => {
       const session = await newSession();
-      assertError(await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token }), 400, 'BAD_REQUEST');
+      assertError(await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token }), 400, 'BAD_REQUEST');
     });
 
     test('should reject a markdown body with UNSUPPORTED_MEDIA_TYPE', async () => {
       const session = await newSession();
-      const res = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, body: 'good', headers: { 'content-type': 'text/markdown' } });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, body: 'good', headers: { 'content-type': 'text/markdown' } });
       assertError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
@@ -92,57 +90,57 @@ describe('review sessions: 4xx codes', () => {
         [{ cardId, rating: 'good', note: 'x' }, 'note'],
       ];
       for (const [json, field] of cases) {
-        const res = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json });
+        const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json });
         assertError(res, 400, 'SCHEMA_INVALID');
         assert.equal(res.body.error.details.field, field, JSON.stringify(json));
       }
-      const read = await server.api('GET', `/reviews/${session.id}`, { token: owner.token });
+      const read = await suite.server.api('GET', `/reviews/${session.id}`, { token: owner.token });
       assert.deepEqual(read.body.answers, [], 'no invalid answer was recorded');
     });
 
     test('should reject an unknown session with SESSION_NOT_FOUND', async () => {
-      const res = await server.api('POST', '/reviews/rev_doesnotexist/answers', { token: owner.token, json: { cardId: 'crd_x', rating: 'good' } });
+      const res = await suite.server.api('POST', '/reviews/rev_doesnotexist/answers', { token: owner.token, json: { cardId: 'crd_x', rating: 'good' } });
       assertError(res, 404, 'SESSION_NOT_FOUND');
     });
 
     test('should reject a card that is not in the session with CARD_NOT_FOUND', async () => {
       const session = await newSession();
-      const other = await createDeck(server, owner.token, 1, 'Other');
-      const otherCard = (await server.api('GET', `/decks/${other.deckId}`, { token: owner.token })).body.cards[0].id;
+      const other = await createDeck(suite.server, owner.token, 1, 'Other');
+      const otherCard = (await suite.server.api('GET', `/decks/${other.deckId}`, { token: owner.token })).body.cards[0].id;
       for (const cardId of ['crd_doesnotexist', otherCard]) {
-        assertError(await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId, rating: 'good' } }), 404, 'CARD_NOT_FOUND');
+        assertError(await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId, rating: 'good' } }), 404, 'CARD_NOT_FOUND');
       }
     });
 
     test('should reject a queued card that an import removed from the deck with CARD_NOT_FOUND', async () => {
-      const own = await createDeck(server, owner.token, 2, 'Shrinking');
-      const session = (await server.api('POST', '/reviews', { token: owner.token, json: { deckId: own.deckId } })).body;
+      const own = await createDeck(suite.server, owner.token, 2, 'Shrinking');
+      const session = (await suite.server.api('POST', '/reviews', { token: owner.token, json: { deckId: own.deckId } })).body;
       const kept = deckBody(2, 'Shrinking');
-      const update = await server.api('POST', `/decks/import?mode=update&targetDeckId=${own.deckId}`, {
+      const update = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${own.deckId}`, {
         token: owner.token, json: { ...kept, cards: [kept.cards[0]] },
       });
       assert.equal(update.status, 200);
-      const res = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[1], rating: 'good' } });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[1], rating: 'good' } });
       assertError(res, 404, 'CARD_NOT_FOUND');
-      const ok = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
+      const ok = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
       assert.equal(ok.status, 200, 'the kept card can still be answered');
     });
 
     test('should reject a different rating for an answered card with ANSWER_CONFLICT', async () => {
       const session = await newSession();
       const cardId = session.cards[0];
-      await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId, rating: 'good' } });
-      const res = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId, rating: 'again' } });
+      await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId, rating: 'good' } });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId, rating: 'again' } });
       assertError(res, 409, 'ANSWER_CONFLICT');
       assert.deepEqual(res.body.error.details, { cardId, rating: 'good' });
-      const read = await server.api('GET', `/reviews/${session.id}`, { token: owner.token });
+      const read = await suite.server.api('GET', `/reviews/${session.id}`, { token: owner.token });
       assert.equal(read.body.answers[0].rating, 'good', 'the first answer stands');
     });
 
     test('should reject a new answer in a completed session with SESSION_NOT_ACTIVE', async () => {
       const session = await newSession();
-      await server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token });
-      const res = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
+      await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
       assertError(res, 409, 'SESSION_NOT_ACTIVE');
       assert.equal(res.body.error.details.status, 'completed');
     });
@@ -150,7 +148,7 @@ describe('review sessions: 4xx codes', () => {
     test('should reject an answer in an abandoned session with SESSION_NOT_ACTIVE', async () => {
       const session = await newSession();
       await newSession();
-      const res = await server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
       assertError(res, 409, 'SESSION_NOT_ACTIVE');
       assert.equal(res.body.error.details.status, 'abandoned');
     });
@@ -158,29 +156,29 @@ describe('review sessions: 4xx codes', () => {
 
   describe('POST /reviews/{sessionId}/complete', () => {
     test('should reject an unknown session with SESSION_NOT_FOUND', async () => {
-      assertError(await server.api('POST', '/reviews/rev_doesnotexist/complete', { token: owner.token }), 404, 'SESSION_NOT_FOUND');
+      assertError(await suite.server.api('POST', '/reviews/rev_doesnotexist/complete', { token: owner.token }), 404, 'SESSION_NOT_FOUND');
     });
 
     test('should reject completing an abandoned session with SESSION_NOT_ACTIVE', async () => {
       const session = await newSession();
       await newSession();
-      const res = await server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token });
       assertError(res, 409, 'SESSION_NOT_ACTIVE');
-      assert.equal((await server.api('GET', `/reviews/${session.id}`, { token: owner.token })).body.status, 'abandoned');
+      assert.equal((await suite.server.api('GET', `/reviews/${session.id}`, { token: owner.token })).body.status, 'abandoned');
     });
 
     test('should reject a body that is not JSON with BAD_REQUEST or UNSUPPORTED_MEDIA_TYPE', async () => {
       const session = await newSession();
-      const malformed = await server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, body: '{', headers: { 'content-type': 'application/json' } });
+      const malformed = await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, body: '{', headers: { 'content-type': 'application/json' } });
       assertError(malformed, 400, 'BAD_REQUEST');
-      const markdown = await server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, body: '# done', headers: { 'content-type': 'text/markdown' } });
+      const markdown = await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, body: '# done', headers: { 'content-type': 'text/markdown' } });
       assertError(markdown, 415, 'UNSUPPORTED_MEDIA_TYPE');
-      assert.equal((await server.api('GET', `/reviews/${session.id}`, { token: owner.token })).body.status, 'active');
+      assert.equal((await suite.server.api('GET', `/reviews/${session.id}`, { token: owner.token })).body.status, 'active');
     });
 
     test('should accept an empty JSON object as the body', async () => {
       const session = await newSession();
-      const res = await server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, json: {} });
+      const res = await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, json: {} });
       assert.equal(res.status, 200);
     });
   });
@@ -194,37 +192,35 @@ describe('review sessions: 4xx codes', () => {
       ['POST', `/reviews/${session.id}/complete`, undefined],
     ];
     for (const [method, path, json] of calls) {
-      const res = await server.api(method, path, { json });
+      const res = await suite.server.api(method, path, { json });
       assertError(res, 401, 'UNAUTHORIZED');
       assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer /);
     }
   });
 
   test('should reject a revoked token with TOKEN_REVOKED', async () => {
-    const user = await server.user();
-    await revokeToken(server.app.services, { tokenId: user.tokenId });
-    assertError(await server.api('POST', '/reviews', { token: user.token, json: { deckId } }), 401, 'TOKEN_REVOKED');
-    assertError(await server.api('GET', '/reviews/rev_doesnotexist', { token: user.token }), 401, 'TOKEN_REVOKED');
+    const user = await suite.server.user();
+    await revokeToken(suite.server.app.services, { tokenId: user.tokenId });
+    assertError(await suite.server.api('POST', '/reviews', { token: user.token, json: { deckId } }), 401, 'TOKEN_REVOKED');
+    assertError(await suite.server.api('GET', '/reviews/rev_doesnotexist', { token: user.token }), 401, 'TOKEN_REVOKED');
   });
 });
 
 describe('review sessions: limits', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer({ BODY_LIMIT_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '3' }, {}, { inject: true }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { BODY_LIMIT_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '3' } });
 
   test('should reject an oversized body with PAYLOAD_TOO_LARGE', async () => {
-    const { token } = await server.user();
-    const res = await server.api('POST', '/reviews', { token, json: { deckId: 'x'.repeat(2000) } });
+    const { token } = await suite.server.user();
+    const res = await suite.server.api('POST', '/reviews', { token, json: { deckId: 'x'.repeat(2000) } });
     assertError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 
   test('should reject calls over the rate limit with RATE_LIMITED and Retry-After', async () => {
-    const { token } = await server.user();
+    const { token } = await suite.server.user();
     for (let i = 0; i < 3; i++) {
-      assert.equal((await server.api('GET', '/reviews/rev_doesnotexist', { token })).status, 404);
+      assert.equal((await suite.server.api('GET', '/reviews/rev_doesnotexist', { token })).status, 404);
     }
-    const res = await server.api('GET', '/reviews/rev_doesnotexist', { token });
+    const res = await suite.server.api('GET', '/reviews/rev_doesnotexist', { token });
     assertError(res, 429, 'RATE_LIMITED');
     assert.ok(Number(res.headers.get('retry-after')) >= 1);
   });

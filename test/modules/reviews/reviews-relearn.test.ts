@@ -3,52 +3,50 @@
 // return answered and retried like a card), and Idempotency-Key on POST /reviews. Over HTTP, on
 // both stores.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeck, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { createDeck, type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('review sessions: next, relearn and Idempotency-Key', () => {
-  let server: TestServer;
   let user: TestUser;
 
+  const suite = buildForSuite();
   before(async () => {
-    server = await startServer();
-    user = await server.user();
+    user = await suite.server.user();
   });
-  after(async () => { await server.close(); });
 
   async function start(json: Record<string, unknown>, headers: Record<string, string> = {}) {
-    const res = await server.api('POST', '/reviews', { token: user.token, json, headers });
+    const res = await suite.server.api('POST', '/reviews', { token: user.token, json, headers });
     assert.equal(res.status, 201, res.text);
     return res;
   }
   const answer = (sessionId: string, cardId: string, rating: string) =>
-    server.api('POST', `/reviews/${sessionId}/answers`, { token: user.token, json: { cardId, rating } });
+    suite.server.api('POST', `/reviews/${sessionId}/answers`, { token: user.token, json: { cardId, rating } });
 
   test('should carry the next unanswered card itself in start, read, answer and complete', async () => {
-    const { deckId } = await createDeck(server, user.token, 2);
-    const deck = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body;
+    const { deckId } = await createDeck(suite.server, user.token, 2);
+    const deck = (await suite.server.api('GET', `/decks/${deckId}`, { token: user.token })).body;
     const session = (await start({ deckId })).body;
     assert.equal(session.relearn, false);
     assert.deepEqual(session.next, deck.cards[0], 'the card itself, as the deck read shows it');
     const first = await answer(session.id, session.cards[0], 'good');
     assert.deepEqual(first.body.next, deck.cards[1]);
-    const read = (await server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
+    const read = (await suite.server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
     assert.deepEqual(read.next, deck.cards[1]);
     const last = await answer(session.id, session.cards[1], 'easy');
     assert.equal(last.body.next, null, 'nothing left');
-    const done = (await server.api('POST', `/reviews/${session.id}/complete`, { token: user.token })).body;
+    const done = (await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: user.token })).body;
     assert.equal(done.next, null);
   });
 
   test('should give next as the first unanswered card of the queue when cards are answered out of order', async () => {
-    const { deckId } = await createDeck(server, user.token, 3);
+    const { deckId } = await createDeck(suite.server, user.token, 3);
     const session = (await start({ deckId })).body;
     const res = await answer(session.id, session.cards[1], 'good');
     assert.equal(res.body.next.id, session.cards[0]);
   });
 
   test('should leave a card rated again out of the queue again without relearn', async () => {
-    const { deckId } = await createDeck(server, user.token, 1);
+    const { deckId } = await createDeck(suite.server, user.token, 1);
     const session = (await start({ deckId })).body;
     const res = await answer(session.id, session.cards[0], 'again');
     assert.deepEqual(res.body.progress, { answered: 1, remaining: 0, total: 1 });
@@ -56,14 +54,14 @@ describe('review sessions: next, relearn and Idempotency-Key', () => {
   });
 
   test('should bring a card rated again back at the end of the queue, up to 3 times, then no more', async () => {
-    const { deckId } = await createDeck(server, user.token, 2);
+    const { deckId } = await createDeck(suite.server, user.token, 2);
     const session = (await start({ deckId, relearn: true })).body;
     assert.equal(session.relearn, true);
     const [a, b] = session.cards as string[];
     let res = await answer(session.id, a, 'again');
     assert.deepEqual(res.body.progress, { answered: 1, remaining: 2, total: 3 });
     assert.equal(res.body.next.id, b, 'the return waits at the end');
-    let read = (await server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
+    let read = (await suite.server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
     assert.deepEqual(read.cards, [a, b, a]);
     res = await answer(session.id, b, 'good');
     assert.equal(res.body.next.id, a, 'then the return');
@@ -71,12 +69,12 @@ describe('review sessions: next, relearn and Idempotency-Key', () => {
       res = await answer(session.id, a, 'again');
       assert.equal(res.status, 200, res.text);
     }
-    read = (await server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
+    read = (await suite.server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
     assert.deepEqual(read.cards, [a, b, a, a, a], 'three returns and no fourth');
     assert.deepEqual(read.progress, { answered: 5, remaining: 0, total: 5 });
     assert.equal(read.next, null);
     assert.deepEqual(read.answers.map((x: { cardId: string; rating: string }) => [x.cardId, x.rating]), [[a, 'again'], [b, 'good'], [a, 'again'], [a, 'again'], [a, 'again']]);
-    const done = (await server.api('POST', `/reviews/${session.id}/complete`, { token: user.token })).body;
+    const done = (await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: user.token })).body;
     assert.deepEqual([done.stats.total, done.stats.answered, done.stats.skipped, done.stats.ratings.again], [5, 5, 0, 4]);
     assert.equal(done.stats.accuracy, 0.2);
     assert.deepEqual(done.stats.nextDue.map((x: { cardId: string }) => x.cardId), [a, b], 'one next due time per card');
@@ -84,7 +82,7 @@ describe('review sessions: next, relearn and Idempotency-Key', () => {
   });
 
   test('should apply the retry and conflict rules to each return as to a card', async () => {
-    const { deckId } = await createDeck(server, user.token, 1);
+    const { deckId } = await createDeck(suite.server, user.token, 1);
     const session = (await start({ deckId, relearn: true })).body;
     const [a] = session.cards as string[];
     await answer(session.id, a, 'again');
@@ -98,15 +96,15 @@ describe('review sessions: next, relearn and Idempotency-Key', () => {
     assert.equal(conflict.status, 409);
     assert.equal(conflict.body.error.code, 'ANSWER_CONFLICT');
     assert.equal(conflict.body.error.details.rating, 'good');
-    const read = (await server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
+    const read = (await suite.server.api('GET', `/reviews/${session.id}`, { token: user.token })).body;
     assert.equal(read.answers.length, 2);
   });
 
   test('should refuse an answer for a pending return once the session is completed', async () => {
-    const { deckId } = await createDeck(server, user.token, 1);
+    const { deckId } = await createDeck(suite.server, user.token, 1);
     const session = (await start({ deckId, relearn: true })).body;
     await answer(session.id, session.cards[0], 'again');
-    const done = (await server.api('POST', `/reviews/${session.id}/complete`, { token: user.token })).body;
+    const done = (await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: user.token })).body;
     assert.deepEqual([done.stats.total, done.stats.skipped], [2, 1], 'the pending return counts as skipped');
     const late = await answer(session.id, session.cards[0], 'good');
     assert.equal(late.status, 409);
@@ -116,7 +114,7 @@ describe('review sessions: next, relearn and Idempotency-Key', () => {
   });
 
   test('should keep a resumed session as it was started (relearn included)', async () => {
-    const { deckId } = await createDeck(server, user.token, 1);
+    const { deckId } = await createDeck(suite.server, user.token, 1);
     const session = (await start({ deckId, relearn: true })).body;
     const resumed = (await start({ deckId, resume: true, relearn: false })).body;
     assert.equal(resumed.id, session.id);
@@ -124,20 +122,20 @@ describe('review sessions: next, relearn and Idempotency-Key', () => {
   });
 
   test('should start once for an Idempotency-Key retried, replaying the first response', async () => {
-    const { deckId } = await createDeck(server, user.token, 2);
+    const { deckId } = await createDeck(suite.server, user.token, 2);
     const first = await start({ deckId }, { 'idempotency-key': 'start-review-once' });
     assert.equal(first.body.idempotencyKey, 'start-review-once');
     const retry = await start({ deckId }, { 'idempotency-key': 'start-review-once' });
     assert.equal(retry.headers.get('idempotent-replayed'), 'true');
     assert.equal(retry.text, first.text);
-    const sessions = (await server.api('GET', `/reviews?deckId=${deckId}`, { token: user.token })).body.sessions;
+    const sessions = (await suite.server.api('GET', `/reviews?deckId=${deckId}`, { token: user.token })).body.sessions;
     assert.deepEqual(sessions.map((s: { id: string; status: string }) => [s.id, s.status]), [[first.body.id, 'active']], 'one session started, none abandoned');
-    const conflict = await server.api('POST', '/reviews', { token: user.token, json: { deckId, resume: true }, headers: { 'idempotency-key': 'start-review-once' } });
+    const conflict = await suite.server.api('POST', '/reviews', { token: user.token, json: { deckId, resume: true }, headers: { 'idempotency-key': 'start-review-once' } });
     assert.equal(conflict.status, 409);
     assert.equal(conflict.body.error.code, 'IDEMPOTENCY_CONFLICT');
-    const missing = await server.api('POST', '/reviews', { token: user.token, json: { deckId: 'dck_missing' }, headers: { 'idempotency-key': 'start-review-missing' } });
+    const missing = await suite.server.api('POST', '/reviews', { token: user.token, json: { deckId: 'dck_missing' }, headers: { 'idempotency-key': 'start-review-missing' } });
     assert.equal(missing.body.error.code, 'DECK_NOT_FOUND');
-    const again = await server.api('POST', '/reviews', { token: user.token, json: { deckId }, headers: { 'idempotency-key': 'start-review-missing' } });
+    const again = await suite.server.api('POST', '/reviews', { token: user.token, json: { deckId }, headers: { 'idempotency-key': 'start-review-missing' } });
     assert.equal(again.status, 201, 'a failed start leaves its key free');
   });
 });

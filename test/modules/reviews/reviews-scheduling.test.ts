@@ -1,34 +1,31 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Rating, createEmptyCard, fsrs, generatorParameters } from 'ts-fsrs';
-import { deckBody, type TestServer, type TestUser, startServerWithUser } from '../../helpers/server.ts';
+import { deckBody, buildForSuite } from '../../helpers/server.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
 describe('review sessions: FSRS scheduling with an injected clock', () => {
-  let server: TestServer;
-  let user: TestUser;
   let current = Date.parse('2026-03-02T09:00:00.000Z');
 
-  before(async () => { ({ server, user } = await startServerWithUser({}, { clock: { now: () => new Date(current) } })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ overrides: { clock: { now: () => new Date(current) } } });
 
   async function importDeck(cards: { front: string; back: string }[], title = 'Scheduling'): Promise<{ deckId: string; cardIds: string[] }> {
-    const res = await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title, lang: 'en' }, cards } });
+    const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title, lang: 'en' }, cards } });
     assert.equal(res.status, 201, res.text);
-    const deck = await server.api('GET', `/decks/${res.body.deckId}`, { token: user.token });
+    const deck = await suite.server.api('GET', `/decks/${res.body.deckId}`, { token: suite.user.token });
     return { deckId: res.body.deckId, cardIds: deck.body.cards.map((c: { id: string }) => c.id) };
   }
 
   async function start(deckId: string): Promise<{ id: string; cards: string[] }> {
-    const res = await server.api('POST', '/reviews', { token: user.token, json: { deckId } });
+    const res = await suite.server.api('POST', '/reviews', { token: suite.user.token, json: { deckId } });
     assert.equal(res.status, 201, res.text);
     return res.body;
   }
 
   async function answer(sessionId: string, cardId: string, rating: string): Promise<string> {
-    const res = await server.api('POST', `/reviews/${sessionId}/answers`, { token: user.token, json: { cardId, rating } });
+    const res = await suite.server.api('POST', `/reviews/${sessionId}/answers`, { token: suite.user.token, json: { cardId, rating } });
     assert.equal(res.status, 200, res.text);
     return res.body.nextDue;
   }
@@ -55,7 +52,7 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     const dueB = await answer(first.id, b, 'good');
     const dueC = await answer(first.id, c, 'again');
     assert.ok(Date.parse(dueC) < Date.parse(dueB));
-    await server.api('POST', `/reviews/${first.id}/complete`, { token: user.token });
+    await suite.server.api('POST', `/reviews/${first.id}/complete`, { token: suite.user.token });
 
     assert.deepEqual((await start(deckId)).cards, [d], 'right away nothing is due: only the new card');
 
@@ -68,7 +65,7 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     const { deckId, cardIds: [a, b] } = await importDeck(deckBody(2).cards);
     const first = await start(deckId);
     const firstDue = await answer(first.id, a, 'good');
-    await server.api('POST', `/reviews/${first.id}/complete`, { token: user.token });
+    await suite.server.api('POST', `/reviews/${first.id}/complete`, { token: suite.user.token });
     current = Date.parse(firstDue);
     const second = await start(deckId);
     assert.deepEqual(second.cards, [a, b]);
@@ -85,21 +82,21 @@ describe('review sessions: FSRS scheduling with an injected clock', () => {
     const session = await start(deckId);
     await answer(session.id, a, 'easy');
     await answer(session.id, b, 'easy');
-    await server.api('POST', `/reviews/${session.id}/complete`, { token: user.token });
+    await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: suite.user.token });
 
     // Keep a (same content, now second), drop b, keep c, add one new card.
-    const update = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, {
-      token: user.token,
+    const update = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, {
+      token: suite.user.token,
       json: { deck: { title: 'Imported', lang: 'en' }, cards: [cards[2], cards[0], { front: 'New', back: 'Card' }] },
     });
     assert.equal(update.status, 200, update.text);
-    const after = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards.map((x: { id: string }) => x.id);
+    const after = (await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body.cards.map((x: { id: string }) => x.id);
     assert.deepEqual(after.slice(0, 2), [c, a], 'kept cards keep their ids');
 
     const next = await start(deckId);
     assert.deepEqual(next.cards, [c, after[2]], 'a keeps its schedule (not due, so not queued); c and the new card are new');
 
-    const rows = await server.app.services.db.selectFrom('card_schedules').select('card_id').where('user_id', '=', user.userId)
+    const rows = await suite.server.app.services.db.selectFrom('card_schedules').select('card_id').where('user_id', '=', suite.user.userId)
       .where('card_id', 'in', [a, b]).execute();
     assert.deepEqual(rows.map((r) => r.card_id), [a], "b's schedule went with the card");
   });

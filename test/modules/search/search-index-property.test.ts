@@ -2,9 +2,9 @@
 // appends, card and deck updates, update imports, deletes, restores), GET /decks?q= and
 // GET /search?q= find exactly what reading every deck and matching words by hand finds.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const WORDS = ['alpha', 'Beta', 'gamma', 'délta', 'epsilon', 'zeta'];
 const phrase = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }).map((w) => w.join(' '));
@@ -36,41 +36,39 @@ function words(text: string | null | undefined): Set<string> {
 const holdsAll = (haystack: Set<string>, needles: string[]) => needles.every((n) => haystack.has(n));
 
 describe('the search index against a scan of the same data', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer({ DECK_LIMIT: '' }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { DECK_LIMIT: '' } });
 
   test('should find exactly what a scan finds after any sequence of writes', async () => {
     await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 10 }), fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 2 }), async (commands, query) => {
-      const { token } = await server.user();
+      const { token } = await suite.server.user();
       const decks: string[] = [];
       const pick = (i: number) => decks[i % decks.length];
       for (const c of commands) {
         if (c.kind === 'import') {
-          const res = await server.api('POST', '/decks/import', { token, json: { deck: { title: c.title, lang: 'en', tags: c.tags }, cards: c.cards } });
+          const res = await suite.server.api('POST', '/decks/import', { token, json: { deck: { title: c.title, lang: 'en', tags: c.tags }, cards: c.cards } });
           decks.push(res.body.deckId);
           continue;
         }
         if (decks.length === 0) continue;
         const deckId = pick(c.deck);
-        if (c.kind === 'append') await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: c.cards } });
-        if (c.kind === 'patchDeck') await server.api('PATCH', `/decks/${deckId}`, { token, json: { title: c.title } });
-        if (c.kind === 'update') await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: { deck: { title: 'Updated', lang: 'en' }, cards: c.cards } });
-        if (c.kind === 'delete') await server.api('DELETE', `/decks/${deckId}`, { token });
-        if (c.kind === 'restore') await server.api('POST', `/decks/${deckId}/restore`, { token });
+        if (c.kind === 'append') await suite.server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: c.cards } });
+        if (c.kind === 'patchDeck') await suite.server.api('PATCH', `/decks/${deckId}`, { token, json: { title: c.title } });
+        if (c.kind === 'update') await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: { deck: { title: 'Updated', lang: 'en' }, cards: c.cards } });
+        if (c.kind === 'delete') await suite.server.api('DELETE', `/decks/${deckId}`, { token });
+        if (c.kind === 'restore') await suite.server.api('POST', `/decks/${deckId}/restore`, { token });
         if (c.kind === 'patchCard') {
-          const deck = await server.api('GET', `/decks/${deckId}`, { token });
+          const deck = await suite.server.api('GET', `/decks/${deckId}`, { token });
           if (deck.status !== 200) continue;
           const target = deck.body.cards[c.card % deck.body.cards.length];
-          await server.api('PATCH', `/decks/${deckId}/cards/${target.id}`, { token, json: { front: c.front } });
+          await suite.server.api('PATCH', `/decks/${deckId}/cards/${target.id}`, { token, json: { front: c.front } });
         }
       }
       // The scan: every deck the user has, read whole.
       const expectedDecks = new Set<string>();
       const expectedCards = new Set<string>();
       const q = [...new Set(query.flatMap((w) => [...words(w)]))];
-      for (const item of (await server.api('GET', '/decks?limit=100', { token })).body.items) {
-        const deck = (await server.api('GET', `/decks/${item.id}`, { token })).body;
+      for (const item of (await suite.server.api('GET', '/decks?limit=100', { token })).body.items) {
+        const deck = (await suite.server.api('GET', `/decks/${item.id}`, { token })).body;
         if (holdsAll(words([deck.title, deck.description, ...deck.tags].join(' ')), q)) expectedDecks.add(deck.id);
         for (const c of deck.cards) {
           if (holdsAll(words(`${c.front} ${c.back}`), q)) {
@@ -80,8 +78,8 @@ describe('the search index against a scan of the same data', () => {
         }
       }
       const text = encodeURIComponent(query.join(' '));
-      const foundDecks = (await server.api('GET', `/decks?q=${text}&limit=100`, { token })).body.items.map((d: { id: string }) => d.id);
-      const foundCards = (await server.api('GET', `/search?q=${text}&limit=100`, { token })).body.results.map((r: { cardId: string }) => r.cardId);
+      const foundDecks = (await suite.server.api('GET', `/decks?q=${text}&limit=100`, { token })).body.items.map((d: { id: string }) => d.id);
+      const foundCards = (await suite.server.api('GET', `/search?q=${text}&limit=100`, { token })).body.results.map((r: { cardId: string }) => r.cardId);
       assert.deepEqual(new Set(foundDecks), expectedDecks, 'GET /decks?q=');
       assert.equal(foundDecks.length, expectedDecks.size, 'each deck once');
       assert.deepEqual(new Set(foundCards), expectedCards, 'GET /search?q=');
