@@ -5,11 +5,11 @@
 // holds the event loop longer than a bound that only catches stalls (in CPU time, which a busy
 // machine cannot stretch: test/helpers/stall.ts).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { importBody, markdownOf } from '../helpers/deck-arbitraries.ts';
 import { type Mutation, type Schema, UNICODE_EDGES, arbitraryFor, longRun, mutatedJson, mutation, text, unicodeEdge } from '../helpers/schema-arbitrary.ts';
-import { createDeck, startServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { createDeck, type TestUser, buildForSuite } from '../helpers/server.ts';
 import { whileWatched } from '../helpers/stall.ts';
 
 const STALL_MS = 2000;
@@ -59,19 +59,18 @@ const markdownBody = fc.tuple(importBody, fc.oneof(
 )).map(([body, extra]) => (extra === '' ? markdownOf(body) : `${markdownOf(body)}\n---\n\n${extra}\n`));
 
 describe('generated requests on every route', () => {
-  let server: TestServer;
   let user: TestUser;
   let ids: Record<string, string[]>;
 
+  const suite = buildForSuite({ env: { DECK_LIMIT: 'none', FAILED_AUTH_PER_MINUTE: '1000000' } });
   before(async () => {
-    server = await startServer({ DECK_LIMIT: 'none', FAILED_AUTH_PER_MINUTE: '1000000' }, {}, { inject: true });
-    user = await server.user();
-    const other = await server.user();
-    const { deckId } = await createDeck(server, user.token, 3);
-    const { deckId: otherDeckId } = await createDeck(server, other.token, 1);
-    const cards = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards as { id: string }[];
-    const session = (await server.api('POST', '/reviews', { token: user.token, json: { deckId } })).body.id as string;
-    const otherSession = (await server.api('POST', '/reviews', { token: other.token, json: { deckId: otherDeckId } })).body.id as string;
+    user = await suite.server.user();
+    const other = await suite.server.user();
+    const { deckId } = await createDeck(suite.server, user.token, 3);
+    const { deckId: otherDeckId } = await createDeck(suite.server, other.token, 1);
+    const cards = (await suite.server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards as { id: string }[];
+    const session = (await suite.server.api('POST', '/reviews', { token: user.token, json: { deckId } })).body.id as string;
+    const otherSession = (await suite.server.api('POST', '/reviews', { token: other.token, json: { deckId: otherDeckId } })).body.id as string;
     ids = {
       deckId: [deckId, otherDeckId],
       cardId: cards.map((c) => c.id),
@@ -79,7 +78,6 @@ describe('generated requests on every route', () => {
       targetDeckId: [deckId, otherDeckId],
     };
   });
-  after(async () => { await server.close(); });
 
   function parameterValue(parameter: Parameter): fc.Arbitrary<string> {
     const known = ids[parameter.name] ?? [];
@@ -128,7 +126,7 @@ describe('generated requests on every route', () => {
     const headers: Record<string, string> = { ...generated.headers };
     if (generated.body) headers['content-type'] = generated.body.type;
     if (generated.hostileAuth !== undefined) headers.authorization = generated.hostileAuth;
-    const { result: res, longestBlockCpuMs: ms } = await whileWatched(() => server.api(method, `${path}${search}`, {
+    const { result: res, longestBlockCpuMs: ms } = await whileWatched(() => suite.server.api(method, `${path}${search}`, {
       token: generated.hostileAuth === undefined ? user.token : undefined, body: generated.body?.text, headers,
     }));
     const label = `${method} ${path.slice(0, 120)}${search.slice(0, 80)} (${generated.body?.type ?? 'no body'}, ${generated.body?.text.length ?? 0} chars)`;
@@ -137,7 +135,7 @@ describe('generated requests on every route', () => {
   }
 
   test('should answer generated requests on every documented operation without a 5xx, in the envelope, in bounded time', async () => {
-    const document = server.app.apiDocument() as { paths: Record<string, Record<string, Operation>> };
+    const document = suite.server.app.apiDocument() as { paths: Record<string, Record<string, Operation>> };
     const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => [path, method.toUpperCase(), op] as const));
     assert.ok(operations.length >= 13, `expected every operation, found ${operations.length}`);
     for (const [path, method, operation] of operations) {

@@ -1,11 +1,11 @@
 // Generated bad requests against every write route: the answer is always a 4xx with the error
 // envelope (server.api checks the envelope and the OpenAPI document), and the store is unchanged.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { badAppendBody, badCardPatch, badDeckPatch, badImportBody, badMarkdown } from '../helpers/bad-inputs.ts';
 import { card, deckMeta, importBody, markdownOf, type Json } from '../helpers/deck-arbitraries.ts';
-import { createDeck, startServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { createDeck, type TestUser, buildForSuite } from '../helpers/server.ts';
 
 const RUNS = 150;
 
@@ -37,7 +37,6 @@ const unknownId = fc.stringMatching(/^[\w-]{1,40}$/).map((s) => `x${s}`);
 const OTHER_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'text/html', 'application/octet-stream', 'text/x-markdown', 'application/jsonx'];
 
 describe('fuzzed write requests', () => {
-  let server: TestServer;
   let user: TestUser;
   let deckId: string;
   let cardId: string;
@@ -46,22 +45,21 @@ describe('fuzzed write requests', () => {
   let baseline: string;
 
   async function snapshot(): Promise<string> {
-    const list = await server.api('GET', '/decks?limit=100', { token: user.token });
-    const deck = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+    const list = await suite.server.api('GET', '/decks?limit=100', { token: user.token });
+    const deck = await suite.server.api('GET', `/decks/${deckId}`, { token: user.token });
     assert.equal(list.status, 200);
     assert.equal(deck.status, 200);
     return `${list.text}\n${deck.text}`;
   }
 
+  const suite = buildForSuite();
   before(async () => {
-    server = await startServer({}, {}, { inject: true });
-    user = await server.user();
-    ({ deckId, version } = await createDeck(server, user.token, 3, 'fuzz target'));
-    ({ deckId: fullDeckId } = await createDeck(server, user.token, 249, 'nearly full'));
-    cardId = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards[1].id;
+    user = await suite.server.user();
+    ({ deckId, version } = await createDeck(suite.server, user.token, 3, 'fuzz target'));
+    ({ deckId: fullDeckId } = await createDeck(suite.server, user.token, 249, 'nearly full'));
+    cardId = (await suite.server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards[1].id;
     baseline = await snapshot();
   });
-  after(async () => { await server.close(); });
 
   /**
    * A stale If-Match: no member of the comma-separated list (RFC 9110, as the API reads it) is `*`
@@ -83,7 +81,7 @@ describe('fuzzed write requests', () => {
       body = JSON.stringify(attempt.json);
       headers['content-type'] = attempt.contentType ?? 'application/json';
     }
-    const res = await server.api(attempt.method, attempt.path, { token: user.token, body, headers });
+    const res = await suite.server.api(attempt.method, attempt.path, { token: user.token, body, headers });
     assert.ok(res.status >= 400 && res.status < 500, `expected a 4xx, got ${res.status}: ${res.text.slice(0, 300)}`);
     assert.equal(res.headers.get('idempotent-replayed'), null);
     assert.equal(await snapshot(), baseline, `the store changed after a refused request (${res.status} ${res.body.error.code})`);
@@ -154,7 +152,7 @@ describe('fuzzed write requests', () => {
       ['---\nversion: 1\n---\n# T\n\n<!-- card\nextras: {templateData: &t {a: [*t]}}\n-->\n## Front\nq\n', 7],
     ];
     for (const [markdown, line] of documents) {
-      const res = await server.api('POST', '/decks/import', { token: user.token, body: markdown, headers: { 'content-type': 'text/markdown' } });
+      const res = await suite.server.api('POST', '/decks/import', { token: user.token, body: markdown, headers: { 'content-type': 'text/markdown' } });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.error.code, 'PARSE_FAILED');
       assert.equal(res.body.error.details.line, line);

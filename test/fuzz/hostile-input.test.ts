@@ -4,9 +4,9 @@
 // (test/helpers/stall.ts: a bound that only catches stalls, not a performance figure, and one a
 // busy machine cannot trip).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { HOSTILE_UNITS } from '../helpers/growth.ts';
-import { type ApiResponse, type TestServer, type TestUser, startServerWithUser } from '../helpers/server.ts';
+import { type ApiResponse, buildForSuite } from '../helpers/server.ts';
 import { watchEventLoop } from '../helpers/stall.ts';
 
 const STALL_MS = 2000;
@@ -24,11 +24,7 @@ function hostileCards(count = 250): Record<string, unknown>[] {
 }
 
 describe('hostile input over HTTP', () => {
-  let server: TestServer;
-  let user: TestUser;
-
-  before(async () => { ({ server, user } = await startServerWithUser()); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ socket: true });
 
   /** Sends `request` while /healthz is polled; the longest CPU stretch that held the loop comes back with it. */
   async function whilePolled(request: () => Promise<ApiResponse>): Promise<{ res: ApiResponse; blockedCpuMs: number; polls: number }> {
@@ -39,7 +35,7 @@ describe('hostile input over HTTP', () => {
       // At least one poll, sent before the request: a refusal can come back before any poll's
       // answer, and the poll still has to be answered.
       do {
-        const health = await fetch(`${server.url}/healthz`);
+        const health = await fetch(`${suite.server.url}/healthz`);
         await health.arrayBuffer();
         assert.equal(health.status, 200);
         polls++;
@@ -68,7 +64,7 @@ describe('hostile input over HTTP', () => {
   test('should import 250 cards of one repeated character without stalling /healthz', async () => {
     for (const unit of ['|', ' ', '\n', '[', ' |']) {
       const cards = Array.from({ length: 250 }, () => ({ front: runOf(unit, SIDE), back: `b${runOf(unit, SIDE - 1)}`, extras: { frontType: 'text', backType: 'text' } }));
-      const run = await whilePolled(() => server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Runs' }, cards } }));
+      const run = await whilePolled(() => suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title: 'Runs' }, cards } }));
       assert.equal(run.res.status, 201, run.res.text.slice(0, 300));
       assertNoStall(`import of ${JSON.stringify(unit)} runs`, run);
     }
@@ -86,7 +82,7 @@ describe('hostile input over HTTP', () => {
       ['deck.title', { deck: { title: long(' ') }, cards: [{ front: 'q' }] }],
     ];
     for (const [field, json] of cases) {
-      const run = await whilePolled(() => server.api('POST', '/decks/import', { token: user.token, json }));
+      const run = await whilePolled(() => suite.server.api('POST', '/decks/import', { token: suite.user.token, json }));
       assert.equal(run.res.status, 400, run.res.text.slice(0, 300));
       assert.ok(run.res.body.error.details.errors.some((e: { field: string }) => e.field === field), `${field}: ${run.res.text.slice(0, 300)}`);
       assertNoStall(field, run);
@@ -95,27 +91,27 @@ describe('hostile input over HTTP', () => {
 
   test('should import, export, re-import and append 250 cards of 4000-character runs without stalling /healthz', async () => {
     const cards = hostileCards();
-    const json = await whilePolled(() => server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Hostile', lang: 'en' }, cards } }));
+    const json = await whilePolled(() => suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title: 'Hostile', lang: 'en' }, cards } }));
     assert.equal(json.res.status, 201, json.res.text.slice(0, 300));
     assert.equal(json.res.body.cardCount, 250);
     assertNoStall('JSON import', json);
     const deckId = json.res.body.deckId as string;
 
-    const exported = await whilePolled(() => server.api('GET', `/decks/${deckId}`, { token: user.token, headers: { accept: 'text/markdown' } }));
+    const exported = await whilePolled(() => suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token, headers: { accept: 'text/markdown' } }));
     assert.equal(exported.res.status, 200);
     assertNoStall('markdown export', exported);
 
-    const markdown = await whilePolled(() => server.api('POST', '/decks/import', {
-      token: user.token, body: exported.res.text, headers: { 'content-type': 'text/markdown' },
+    const markdown = await whilePolled(() => suite.server.api('POST', '/decks/import', {
+      token: suite.user.token, body: exported.res.text, headers: { 'content-type': 'text/markdown' },
     }));
     assert.equal(markdown.res.status, 201, markdown.res.text.slice(0, 300));
     assertNoStall('markdown import', markdown);
-    const reimported = await server.api('GET', `/decks/${markdown.res.body.deckId}`, { token: user.token });
+    const reimported = await suite.server.api('GET', `/decks/${markdown.res.body.deckId}`, { token: suite.user.token });
     assert.deepEqual(reimported.body.cards.map((c: { front: string; back: string }) => [c.front, c.back]), cards.map((c) => [c.front, c.back]));
     assert.deepEqual(markdown.res.body.warnings, json.res.body.warnings);
 
-    const target = await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Append target' }, cards: [{ front: 'q' }] } });
-    const appended = await whilePolled(() => server.api('POST', `/decks/${target.body.deckId}/cards`, { token: user.token, json: { cards: cards.slice(1) } }));
+    const target = await suite.server.api('POST', '/decks/import', { token: suite.user.token, json: { deck: { title: 'Append target' }, cards: [{ front: 'q' }] } });
+    const appended = await whilePolled(() => suite.server.api('POST', `/decks/${target.body.deckId}/cards`, { token: suite.user.token, json: { cards: cards.slice(1) } }));
     assert.equal(appended.res.status, 200, appended.res.text.slice(0, 300));
     assert.equal(appended.res.body.cardCount, 250);
     assertNoStall('append', appended);

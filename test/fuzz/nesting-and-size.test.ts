@@ -3,11 +3,11 @@
 // the event loop is never held for seconds of CPU in one stretch, test/helpers/stall.ts), and
 // values at the limits accepted and exported to markdown and back unchanged.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { contentHash } from '../../src/modules/decks/card-hash.ts';
 import { updateCardData } from '../../src/modules/decks/decks.repository.ts';
-import { startServerWithDeck } from '../helpers/fixtures.ts';
-import { type ApiResponse, type TestServer, type TestUser, createDeck } from '../helpers/server.ts';
+import { buildForSuiteWithDeck } from '../helpers/fixtures.ts';
+import { type ApiResponse, createDeck } from '../helpers/server.ts';
 import { watchEventLoop } from '../helpers/stall.ts';
 
 const STALL_MS = 2000;
@@ -23,24 +23,20 @@ function nestedObject(depth: number, leaf: unknown = 1): unknown {
 const nestedArrayText = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 describe('nesting and size limits', () => {
-  let server: TestServer;
-  let user: TestUser;
-  let deckId: string;
-  let cardId: string;
+  // A socket: /healthz is polled over one while the refused request is read.
+  const f = buildForSuiteWithDeck(2, { socket: true });
   let sessionId: string;
 
   before(async () => {
-    ({ server, user, deckId, cardId } = await startServerWithDeck(2));
-    sessionId = (await server.api('POST', '/reviews', { token: user.token, json: { deckId } })).body.id;
+    sessionId = (await f.server.api('POST', '/reviews', { token: f.user.token, json: { deckId: f.deckId } })).body.id;
   });
-  after(async () => { await server.close(); });
 
   async function timed(request: () => Promise<ApiResponse>): Promise<ApiResponse> {
     let done = false;
     const watch = watchEventLoop();
     const poller = (async () => {
       while (!done) {
-        await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+        await (await fetch(`${f.server.url}/healthz`)).arrayBuffer();
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     })();
@@ -55,8 +51,8 @@ describe('nesting and size limits', () => {
     }
   }
 
-  const send = (method: string, path: string, body: string, type = 'application/json') => server.api(method, path, {
-    token: user.token, body, headers: { 'content-type': type },
+  const send = (method: string, path: string, body: string, type = 'application/json') => f.server.api(method, path, {
+    token: f.user.token, body, headers: { 'content-type': type },
   });
   const markdown = (doc: string) => timed(() => send('POST', '/decks/import', doc, 'text/markdown'));
 
@@ -73,8 +69,8 @@ describe('nesting and size limits', () => {
       const card = { front: 'q', extras: { templateData } };
       const cases: [string, string, unknown, string][] = [
         ['POST', '/decks/import', { deck: { title: 'Deep' }, cards: [card] }, 'cards[0].extras.templateData'],
-        ['POST', `/decks/${deckId}/cards`, { cards: [card] }, 'cards[0].extras.templateData'],
-        ['PATCH', `/decks/${deckId}/cards/${cardId}`, { extras: { templateData } }, 'extras.templateData'],
+        ['POST', `/decks/${f.deckId}/cards`, { cards: [card] }, 'cards[0].extras.templateData'],
+        ['PATCH', `/decks/${f.deckId}/cards/${f.cardId}`, { extras: { templateData } }, 'extras.templateData'],
       ];
       for (const [method, path, body, field] of cases) {
         // Serialised by hand: JSON.stringify itself overflows the stack on such values.
@@ -85,16 +81,16 @@ describe('nesting and size limits', () => {
         assert.equal(res.body.error.details.field, field);
       }
     }
-    const exported = await server.api('GET', `/decks/${deckId}`, { token: user.token, headers: { accept: 'text/markdown' } });
+    const exported = await f.server.api('GET', `/decks/${f.deckId}`, { token: f.user.token, headers: { accept: 'text/markdown' } });
     assert.equal(exported.status, 200);
   });
 
   test('should still export a card whose templateData was stored deeper than the limits before they existed', async () => {
-    const { deckId: legacyDeck } = await createDeck(server, user.token, 1);
-    const card = (await server.api('GET', `/decks/${legacyDeck}`, { token: user.token })).body.cards[0];
+    const { deckId: legacyDeck } = await createDeck(f.server, f.user.token, 1);
+    const card = (await f.server.api('GET', `/decks/${legacyDeck}`, { token: f.user.token })).body.cards[0];
     const data = `{"front":"q","back":"a","oneSided":false,"extras":{"frontType":"markdown","backType":"markdown","templateData":${'{"a":'.repeat(2_500)}1${'}'.repeat(2_500)}}}`;
-    await updateCardData(server.app.services.db, { id: legacyDeck, userId: user.userId, visibility: 'private' }, card.id, data, contentHash(data));
-    const exported = await server.api('GET', `/decks/${legacyDeck}`, { token: user.token, headers: { accept: 'text/markdown' } });
+    await updateCardData(f.server.app.services.db, { id: legacyDeck, userId: f.user.userId, visibility: 'private' }, card.id, data, contentHash(data));
+    const exported = await f.server.api('GET', `/decks/${legacyDeck}`, { token: f.user.token, headers: { accept: 'text/markdown' } });
     assert.equal(exported.status, 200, exported.text.slice(0, 300));
     assert.ok(exported.text.includes(`templateData: ${'{"a":'.repeat(2_500)}1`));
   });
@@ -113,8 +109,8 @@ describe('nesting and size limits', () => {
       `{"cardId":"x","rating":${deep}}`,
     ];
     const routes: [string, string][] = [
-      ['POST', '/decks/import'], ['POST', '/decks/import?mode=update&targetDeckId=' + deckId], ['POST', `/decks/${deckId}/cards`],
-      ['PATCH', `/decks/${deckId}/cards/${cardId}`], ['PATCH', `/decks/${deckId}`], ['POST', '/reviews'],
+      ['POST', '/decks/import'], ['POST', '/decks/import?mode=update&targetDeckId=' + f.deckId], ['POST', `/decks/${f.deckId}/cards`],
+      ['PATCH', `/decks/${f.deckId}/cards/${f.cardId}`], ['PATCH', `/decks/${f.deckId}`], ['POST', '/reviews'],
       ['POST', `/reviews/${sessionId}/answers`], ['POST', `/reviews/${sessionId}/complete`],
     ];
     for (const [method, path] of routes) {
@@ -137,14 +133,14 @@ describe('nesting and size limits', () => {
       { 'key with spaces': 'ünïcödé 🧠', '': null, nested: [{ a: [1.5, -2e-7, true, false, null] }], 'line\nbreak': '\u0085\u2028\ufeff\u007f' },
     ];
     const cards = atLimits.map((templateData, i) => ({ front: `q${i}`, extras: { templateData } }));
-    const created = await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Limits' }, cards } });
+    const created = await f.server.api('POST', '/decks/import', { token: f.user.token, json: { deck: { title: 'Limits' }, cards } });
     assert.equal(created.status, 201, created.text.slice(0, 300));
-    const stored = await server.api('GET', `/decks/${created.body.deckId}`, { token: user.token });
-    const exported = await server.api('GET', `/decks/${created.body.deckId}`, { token: user.token, headers: { accept: 'text/markdown' } });
+    const stored = await f.server.api('GET', `/decks/${created.body.deckId}`, { token: f.user.token });
+    const exported = await f.server.api('GET', `/decks/${created.body.deckId}`, { token: f.user.token, headers: { accept: 'text/markdown' } });
     assert.equal(exported.status, 200);
     const reimported = await markdown(exported.text);
     assert.equal(reimported.status, 201, reimported.text.slice(0, 300));
-    const again = await server.api('GET', `/decks/${reimported.body.deckId}`, { token: user.token });
+    const again = await f.server.api('GET', `/decks/${reimported.body.deckId}`, { token: f.user.token });
     assert.deepEqual(again.body.cards.map((c: { extras: unknown }) => c.extras), stored.body.cards.map((c: { extras: unknown }) => c.extras));
   });
 
@@ -158,7 +154,7 @@ describe('nesting and size limits', () => {
       ['bytes', { text: 'x'.repeat(maxBytes - '{"text":""}'.length + 1) }],
     ];
     for (const [label, templateData] of past) {
-      const json = await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Past' }, cards: [{ front: 'q', extras: { templateData } }] } });
+      const json = await f.server.api('POST', '/decks/import', { token: f.user.token, json: { deck: { title: 'Past' }, cards: [{ front: 'q', extras: { templateData } }] } });
       assertCode(json, 400, 'SCHEMA_INVALID', `JSON ${label}`);
       assert.equal(json.body.error.details.field, 'cards[0].extras.templateData');
       const md = await markdown(`---\nversion: 1\n---\n# Past\n\n<!-- card\nextras:\n  templateData: ${JSON.stringify(templateData)}\n-->\n## Front\nq\n`);
@@ -213,7 +209,7 @@ describe('nesting and size limits', () => {
   test('should refuse 200,000 cards in JSON with TOO_MANY_CARDS before validating any of them', async () => {
     const cards = `[${Array(200_000).fill('{"front":1,"back":1,"oneSided":1,"frontMedia":1,"backMedia":1,"extras":1}').join(',')}]`;
     assertCode(await timed(() => send('POST', '/decks/import', `{"deck":{"title":"T"},"cards":${cards}}`)), 400, 'TOO_MANY_CARDS', 'import');
-    assertCode(await timed(() => send('POST', `/decks/${deckId}/cards`, `{"cards":${cards}}`)), 400, 'TOO_MANY_CARDS', 'append');
+    assertCode(await timed(() => send('POST', `/decks/${f.deckId}/cards`, `{"cards":${cards}}`)), 400, 'TOO_MANY_CARDS', 'append');
   });
 
   test('should refuse card tags and other lists far past their limits without validating each item', async () => {

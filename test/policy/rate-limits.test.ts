@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, manualClock } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { createDeck, deckBody, type ApiResponse, manualClock, buildForSuite } from '../helpers/server.ts';
 
 // A fixed clock: the windows are UTC minutes and days, so the test must not straddle a boundary.
 const START = Date.parse('2030-03-01T12:00:30.000Z');
@@ -13,13 +13,11 @@ function retryAfter(res: ApiResponse): number {
 }
 
 describe('per-token rate limits with the default configuration', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer({ RATE_LIMIT_PER_MINUTE: '', RATE_LIMIT_PER_DAY: '' }, {}, { inject: true }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { RATE_LIMIT_PER_MINUTE: '', RATE_LIMIT_PER_DAY: '' } });
 
   test('should announce 60 per minute and 2000 per day in RateLimit-Policy', async () => {
-    const user = await server.user();
-    const res = await server.api('GET', '/whoami', { token: user.token });
+    const user = await suite.server.user();
+    const res = await suite.server.api('GET', '/whoami', { token: user.token });
     assert.equal(res.headers.get('ratelimit-policy'), '"minute";q=60;w=60, "day";q=2000;w=86400');
     assert.match(res.headers.get('ratelimit') ?? '', /^"minute";r=59;t=\d+$/);
   });
@@ -27,36 +25,34 @@ describe('per-token rate limits with the default configuration', () => {
 
 describe('per-token rate limits (3 per minute, 5 per day)', () => {
   const time = manualClock(START);
-  let server: TestServer;
   let email: string;
   let deckId: string;
   let cardId: string;
   let ownerToken: string;
 
   async function freshToken(): Promise<string> {
-    return (await server.token(email, ['decks:read', 'decks:write'])).token;
+    return (await suite.server.token(email, ['decks:read', 'decks:write'])).token;
   }
 
+  const suite = buildForSuite({ env: { RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_DAY: '5' }, overrides: { clock: time.clock } });
   before(async () => {
-    server = await startServer({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_DAY: '5' }, { clock: time.clock }, { inject: true });
-    const owner = await server.user();
+    const owner = await suite.server.user();
     email = owner.email;
     ownerToken = owner.token;
-    ({ deckId } = await createDeck(server, owner.token));
-    cardId = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].id;
+    ({ deckId } = await createDeck(suite.server, owner.token));
+    cardId = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].id;
   });
-  after(async () => { await server.close(); });
 
   test('should count down RateLimit for the window nearest exhaustion, then answer 429 with Retry-After', async () => {
     time.ms = START;
     const token = await freshToken();
     for (const remaining of [2, 1, 0]) {
-      const res = await server.api('GET', '/whoami', { token });
+      const res = await suite.server.api('GET', '/whoami', { token });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('ratelimit-policy'), '"minute";q=3;w=60, "day";q=5;w=86400');
       assert.equal(res.headers.get('ratelimit'), `"minute";r=${remaining};t=30`);
     }
-    const limited = await server.api('GET', '/whoami', { token });
+    const limited = await suite.server.api('GET', '/whoami', { token });
     assert.equal(limited.status, 429);
     assert.equal(limited.body.error.code, 'RATE_LIMITED');
     assert.equal(retryAfter(limited), 30);
@@ -67,17 +63,17 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   test('should not count rejected requests against the day window', async () => {
     time.ms = START;
     const token = await freshToken();
-    for (let i = 0; i < 3; i++) assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
-    for (let i = 0; i < 3; i++) assert.equal((await server.api('GET', '/whoami', { token })).status, 429);
+    for (let i = 0; i < 3; i++) assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 429);
     time.ms = START + 60_000;
     // Had the three 429s counted, the day's 5 would be spent already.
-    const fourth = await server.api('GET', '/whoami', { token });
+    const fourth = await suite.server.api('GET', '/whoami', { token });
     assert.equal(fourth.status, 200);
     assert.equal(fourth.headers.get('ratelimit'), `"day";r=1;t=${SECONDS_TO_MIDNIGHT - 60}`);
-    const fifth = await server.api('GET', '/whoami', { token });
+    const fifth = await suite.server.api('GET', '/whoami', { token });
     assert.equal(fifth.status, 200);
     assert.equal(fifth.headers.get('ratelimit'), `"day";r=0;t=${SECONDS_TO_MIDNIGHT - 60}`);
-    const sixth = await server.api('GET', '/whoami', { token });
+    const sixth = await suite.server.api('GET', '/whoami', { token });
     assert.equal(sixth.status, 429);
     assert.equal(sixth.body.error.code, 'RATE_LIMITED');
     assert.equal(retryAfter(sixth), SECONDS_TO_MIDNIGHT - 60);
@@ -86,21 +82,21 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   test('should give Retry-After of at least 1 second just before the window resets', async () => {
     time.ms = Date.parse('2030-03-01T12:00:59.600Z');
     const token = await freshToken();
-    for (let i = 0; i < 3; i++) await server.api('GET', '/whoami', { token });
-    const limited = await server.api('GET', '/whoami', { token });
+    for (let i = 0; i < 3; i++) await suite.server.api('GET', '/whoami', { token });
+    const limited = await suite.server.api('GET', '/whoami', { token });
     assert.equal(limited.status, 429);
     assert.equal(retryAfter(limited), 1);
     time.ms = Date.parse('2030-03-01T12:01:00.000Z');
-    assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
   });
 
   test('should keep separate buckets per token', async () => {
     time.ms = START + 5 * 60_000;
     const spent = await freshToken();
-    for (let i = 0; i < 3; i++) await server.api('GET', '/whoami', { token: spent });
-    assert.equal((await server.api('GET', '/whoami', { token: spent })).status, 429);
+    for (let i = 0; i < 3; i++) await suite.server.api('GET', '/whoami', { token: spent });
+    assert.equal((await suite.server.api('GET', '/whoami', { token: spent })).status, 429);
     const other = await freshToken();
-    const res = await server.api('GET', '/whoami', { token: other });
+    const res = await suite.server.api('GET', '/whoami', { token: other });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('ratelimit'), '"minute";r=2;t=30');
   });
@@ -108,18 +104,18 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
   test('should send the rate-limit headers on error responses of authenticated calls', async () => {
     time.ms = START + 10 * 60_000;
     const token = await freshToken();
-    const missing = await server.api('GET', '/decks/dck_missing', { token });
+    const missing = await suite.server.api('GET', '/decks/dck_missing', { token });
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.get('ratelimit'), '"minute";r=2;t=30');
-    const readOnly = (await server.token(email, ['decks:read'])).token;
-    const forbidden = await server.api('PATCH', `/decks/${deckId}`, { token: readOnly, json: { title: 'x' } });
+    const readOnly = (await suite.server.token(email, ['decks:read'])).token;
+    const forbidden = await suite.server.api('PATCH', `/decks/${deckId}`, { token: readOnly, json: { title: 'x' } });
     assert.equal(forbidden.status, 403);
     assert.equal(forbidden.headers.get('ratelimit-policy'), '"minute";q=3;w=60, "day";q=5;w=86400');
   });
 
   test('should answer 429 on every route and leave the deck untouched', async () => {
     time.ms = START + 20 * 60_000;
-    const before = await server.api('GET', `/decks/${deckId}`, { token: ownerToken });
+    const before = await suite.server.api('GET', `/decks/${deckId}`, { token: ownerToken });
     const requests = [
       ['GET', '/decks', undefined],
       ['GET', '/decks/capacity', undefined],
@@ -133,17 +129,17 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
     for (const [method, path, json] of requests) {
       time.ms += 24 * 3600_000; // a new day, so each token starts with full buckets
       const token = await freshToken();
-      for (let i = 0; i < 3; i++) assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
-      const res = await server.api(method, path, { token, json });
+      for (let i = 0; i < 3; i++) assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
+      const res = await suite.server.api(method, path, { token, json });
       assert.equal(res.status, 429, `${method} ${path}`);
       assert.equal(res.body.error.code, 'RATE_LIMITED');
       assert.ok(retryAfter(res) >= 1);
     }
     time.ms += 24 * 3600_000;
-    const afterwards = await server.api('GET', `/decks/${deckId}`, { token: await freshToken() });
+    const afterwards = await suite.server.api('GET', `/decks/${deckId}`, { token: await freshToken() });
     assert.equal(afterwards.text, before.text);
     time.ms += 24 * 3600_000;
-    const list = await server.api('GET', '/decks', { token: await freshToken() });
+    const list = await suite.server.api('GET', '/decks', { token: await freshToken() });
     assert.equal(list.body.items.length, 1);
   });
 });

@@ -1,7 +1,7 @@
 // Scope matrix: every route with a token holding exactly one scope.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ALL_SCOPES, createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { ALL_SCOPES, createDeck, deckBody, type ApiResponse, buildForSuite } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 const MARKDOWN = '---\nversion: 1\nlang: en\n---\n# Scoped\n\n## Front\nq\n\n## Back\na\n';
@@ -55,7 +55,6 @@ function assertForbidden(res: ApiResponse, scope: string, label: string): void {
 }
 
 describe('scope matrix', () => {
-  let server: TestServer;
   let tokens: Record<string, string>;
   let ownerToken: string;
   let ownerEmail: string;
@@ -64,20 +63,19 @@ describe('scope matrix', () => {
   let otherDeckId: string;
   let otherCardId: string;
 
+  const suite = buildForSuite({ env: { PUBLIC_URL } });
   before(async () => {
-    server = await startServer({ PUBLIC_URL });
-    const owner = await server.user();
+    const owner = await suite.server.user();
     ownerToken = owner.token;
     ownerEmail = owner.email;
     tokens = {};
-    for (const scope of ALL_SCOPES) tokens[scope] = (await server.token(owner.email, [scope], `only ${scope}`)).token;
-    ({ deckId } = await createDeck(server, owner.token, 2));
-    cardId = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].id;
-    const other = await server.user();
-    ({ deckId: otherDeckId } = await createDeck(server, other.token, 1, 'Not yours'));
-    otherCardId = (await server.api('GET', `/decks/${otherDeckId}`, { token: other.token })).body.cards[0].id;
+    for (const scope of ALL_SCOPES) tokens[scope] = (await suite.server.token(owner.email, [scope], `only ${scope}`)).token;
+    ({ deckId } = await createDeck(suite.server, owner.token, 2));
+    cardId = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].id;
+    const other = await suite.server.user();
+    ({ deckId: otherDeckId } = await createDeck(suite.server, other.token, 1, 'Not yours'));
+    otherCardId = (await suite.server.api('GET', `/decks/${otherDeckId}`, { token: other.token })).body.cards[0].id;
   });
-  after(async () => { await server.close(); });
 
   for (const route of ROUTES) {
     const title = route.scope === null
@@ -85,30 +83,30 @@ describe('scope matrix', () => {
       : `${route.name}: should need ${route.scope} and refuse every other single scope with 403 FORBIDDEN`;
     test(title, async () => {
       // Update-mode import replaces card ids, so it gets a deck of its own.
-      const target = route.name.includes('mode=update') ? (await createDeck(server, ownerToken, 1)).deckId : deckId;
+      const target = route.name.includes('mode=update') ? (await createDeck(suite.server, ownerToken, 1)).deckId : deckId;
       const snapshot = async () => [
-        (await server.api('GET', `/decks/${target}`, { token: ownerToken })).text,
-        (await server.api('GET', '/decks?limit=100', { token: ownerToken })).body.items.length,
+        (await suite.server.api('GET', `/decks/${target}`, { token: ownerToken })).text,
+        (await suite.server.api('GET', '/decks?limit=100', { token: ownerToken })).body.items.length,
       ];
       const before = await snapshot();
       const refused = ALL_SCOPES.filter((scope) => route.scope !== null && scope !== route.scope);
       for (const scope of refused) {
         const { method, path, ...options } = route.request(target, cardId);
-        assertForbidden(await server.api(method, path, { token: tokens[scope], ...options }), route.scope as string, `${route.name} with ${scope}`);
+        assertForbidden(await suite.server.api(method, path, { token: tokens[scope], ...options }), route.scope as string, `${route.name} with ${scope}`);
       }
       assert.deepEqual(await snapshot(), before, 'refused calls changed nothing');
       for (const scope of route.scope === null ? ALL_SCOPES : [route.scope]) {
         const { method, path, ...options } = route.request(target, cardId);
-        const res = await server.api(method, path, { token: tokens[scope], ...options });
+        const res = await suite.server.api(method, path, { token: tokens[scope], ...options });
         assert.equal(res.status, route.success, `${route.name} with ${scope}: ${res.text}`);
       }
     });
   }
 
   test('should let a token with several scopes do exactly what they allow', async () => {
-    const { token } = await server.token(ownerEmail, ['decks:read', 'reviews:write']);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token })).status, 200);
-    assertForbidden(await server.api('PATCH', `/decks/${deckId}`, { token, json: { title: 'no' } }), 'decks:write', 'read+reviews PATCH');
+    const { token } = await suite.server.token(ownerEmail, ['decks:read', 'reviews:write']);
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token })).status, 200);
+    assertForbidden(await suite.server.api('PATCH', `/decks/${deckId}`, { token, json: { title: 'no' } }), 'decks:write', 'read+reviews PATCH');
   });
 
   test('should check the scope before ownership: another user\'s or a missing deck is FORBIDDEN without the scope', async () => {
@@ -117,7 +115,7 @@ describe('scope matrix', () => {
       for (const [target, card] of [[otherDeckId, otherCardId], ['dck_missing', 'crd_missing']] as const) {
         const wrongScope = route.scope === 'decks:read' ? 'decks:write' : 'decks:read';
         const { method, path, ...options } = route.request(target, card);
-        assertForbidden(await server.api(method, path, { token: tokens[wrongScope], ...options }), route.scope as string, `${route.name} on ${target}`);
+        assertForbidden(await suite.server.api(method, path, { token: tokens[wrongScope], ...options }), route.scope as string, `${route.name} on ${target}`);
       }
     }
   });

@@ -2,11 +2,11 @@
 // another shape (as OAuth access tokens will be), authenticates calls to the real API routes with
 // the same scopes, hints, rate limits and activity as a personal access token.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import type { Principal } from '../../src/modules/identity/principal.ts';
 import type { TokenVerifier, Verification } from '../../src/modules/identity/verifier.ts';
-import { createDeck, manualClock, startServerWithUser, type TestServer, type TestUser } from '../helpers/server.ts';
+import { createDeck, manualClock, type TestUser, buildForSuite } from '../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 const METADATA = `resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource"`;
@@ -34,23 +34,20 @@ function grantFor(user: TestUser, id: string, scopes: Principal['scopes']): Prin
 describe('a second token verifier', () => {
   // A still clock: the minute window cannot turn between the calls that spend it.
   const time = manualClock('2030-05-01T10:00:05.000Z');
-  let server: TestServer;
-  let user: TestUser;
   let deckId: string;
+  const suite = buildForSuite({ env: { PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '3' }, overrides: { clock: time.clock, verifiers: () => [testVerifier] } });
   before(async () => {
-    ({ server, user } = await startServerWithUser({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '3' }, { clock: time.clock, verifiers: () => [testVerifier] }));
-    grants.set('tst_reader', { principal: grantFor(user, 'grant_reader', ['decks:read']), revoked: false });
-    grants.set('tst_other', { principal: grantFor(user, 'grant_other', ['decks:read']), revoked: false });
-    grants.set('tst_revoked', { principal: grantFor(user, 'grant_revoked', ['decks:read']), revoked: true });
-    ({ deckId } = await createDeck(server, user.token, 2));
+    grants.set('tst_reader', { principal: grantFor(suite.user, 'grant_reader', ['decks:read']), revoked: false });
+    grants.set('tst_other', { principal: grantFor(suite.user, 'grant_other', ['decks:read']), revoked: false });
+    grants.set('tst_revoked', { principal: grantFor(suite.user, 'grant_revoked', ['decks:read']), revoked: true });
+    ({ deckId } = await createDeck(suite.server, suite.user.token, 2));
   });
-  after(async () => { await server.close(); });
 
   test('should authenticate its tokens on a real route and name the grant in GET /whoami', async () => {
-    const who = await server.api('GET', '/whoami', { token: 'tst_reader' });
+    const who = await suite.server.api('GET', '/whoami', { token: 'tst_reader' });
     assert.equal(who.status, 200, who.text);
-    assert.deepEqual(who.body, { userId: user.userId, scopes: ['decks:read'], source: 'oauth', token: { id: 'grant_reader', name: 'Test client', prefix: 'tst' } });
-    const deck = await server.api('GET', `/decks/${deckId}`, { token: 'tst_reader' });
+    assert.deepEqual(who.body, { userId: suite.user.userId, scopes: ['decks:read'], source: 'oauth', token: { id: 'grant_reader', name: 'Test client', prefix: 'tst' } });
+    const deck = await suite.server.api('GET', `/decks/${deckId}`, { token: 'tst_reader' });
     assert.equal(deck.status, 200);
     assert.equal(deck.body.cardCount, 2);
     assert.match(deck.headers.get('ratelimit-policy') ?? '', /"minute";q=3;w=60/);
@@ -58,7 +55,7 @@ describe('a second token verifier', () => {
   });
 
   test('should hold its principal to its scopes, with the insufficient_scope hint', async () => {
-    const res = await server.api('PATCH', `/decks/${deckId}`, { token: 'tst_other', json: { title: 'Renamed' } });
+    const res = await suite.server.api('PATCH', `/decks/${deckId}`, { token: 'tst_other', json: { title: 'Renamed' } });
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'FORBIDDEN');
     assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="decks:write"/);
@@ -66,7 +63,7 @@ describe('a second token verifier', () => {
 
   test('should pass on its refusals with the resource metadata hint', async () => {
     for (const [token, code] of [['tst_unknown', 'UNAUTHORIZED'], ['tst_revoked', 'TOKEN_REVOKED']] as const) {
-      const res = await server.api('GET', '/whoami', { token });
+      const res = await suite.server.api('GET', '/whoami', { token });
       assert.equal(res.status, 401);
       assert.equal(res.body.error.code, code);
       const challenge = res.headers.get('www-authenticate') ?? '';
@@ -76,17 +73,17 @@ describe('a second token verifier', () => {
 
   test("should count its calls in the grant's own bucket, apart from the user's personal access token", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await server.api('GET', '/decks', { token: user.token })).status);
+    for (let i = 0; i < 4; i++) statuses.push((await suite.server.api('GET', '/decks', { token: suite.user.token })).status);
     assert.equal(statuses.at(-1), 429, `the token's fourth call of the minute: ${statuses}`);
-    const fresh = grantFor(user, 'grant_fresh', ['decks:read']);
+    const fresh = grantFor(suite.user, 'grant_fresh', ['decks:read']);
     grants.set('tst_fresh', { principal: fresh, revoked: false });
-    const res = await server.api('GET', '/decks', { token: 'tst_fresh' });
+    const res = await suite.server.api('GET', '/decks', { token: 'tst_fresh' });
     assert.equal(res.status, 200, 'the grant has its own bucket');
     assert.match(res.headers.get('ratelimit') ?? '', /"minute";r=2;/);
   });
 
   test('should leave personal access tokens to their own verifier', async () => {
-    const who = await server.api('GET', '/whoami', { token: (await server.user()).token });
+    const who = await suite.server.api('GET', '/whoami', { token: (await suite.server.user()).token });
     assert.equal(who.status, 200);
     assert.equal(who.body.source, 'pat');
   });
