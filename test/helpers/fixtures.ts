@@ -2,17 +2,9 @@
 // assertion that a request was refused naming one field.
 import assert from 'node:assert/strict';
 import { before } from 'node:test';
-import { type ApiResponse, type BuildOptions, type TestServer, type TestUser, buildForSuite, createDeck, startServerWithUser } from './server.ts';
+import { type ApiResponse, type BuildOptions, type TestServer, type TestUser, buildForSuite, createDeck } from './server.ts';
 
 export interface DeckFixture { readonly server: TestServer; readonly user: TestUser; readonly deckId: string; readonly cardId: string }
-
-/** A server, a user with every scope, and a deck of `cards` cards (`cardId` is its first). */
-export async function startServerWithDeck(cards = 1, env: Record<string, string> = {}): Promise<DeckFixture> {
-  const { server, user } = await startServerWithUser(env);
-  const { deckId } = await createDeck(server, user.token, cards);
-  const cardId = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards[0].id as string;
-  return { server, user, deckId, cardId };
-}
 
 /**
  * In a describe body: buildForSuite's server and user, and the user's deck of `cards` cards

@@ -3,8 +3,8 @@
 // (431, malformed HTTP), and a 413 that a client still sending its body reads rather than a reset.
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { type TestUser, buildForSuite } from '../helpers/server.ts';
 
 interface Exchange {
   /** Everything the server sent before the connection ended. */
@@ -63,15 +63,13 @@ function dribble(socket: net.Socket, pieces: string[], gapMs: number): void {
 }
 
 describe('connection timeouts', () => {
-  let server: TestServer;
   let user: TestUser;
   let port: number;
+  const suite = buildForSuite({ env: { HEADERS_TIMEOUT_MS: '600', REQUEST_TIMEOUT_MS: '1200', IDLE_TIMEOUT_MS: '1500' }, socket: true });
   before(async () => {
-    server = await startServer({ HEADERS_TIMEOUT_MS: '600', REQUEST_TIMEOUT_MS: '1200', IDLE_TIMEOUT_MS: '1500' });
-    user = await server.user();
-    port = Number(new URL(server.url).port);
+    user = await suite.server.user();
+    port = Number(new URL(suite.server.url).port);
   });
-  after(async () => { await server.close(); });
 
   test('should close a connection whose headers are dribbled with 408 REQUEST_TIMEOUT', { timeout: 20_000 }, async () => {
     const headers = Array.from({ length: 400 }, (_, i) => `X-Slow-${i}: x\r\n`);
@@ -105,13 +103,11 @@ describe('connection timeouts', () => {
 });
 
 describe('what the HTTP parser refuses, in the envelope', () => {
-  let server: TestServer;
   let port: number;
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    server = await startServer();
-    port = Number(new URL(server.url).port);
+    port = Number(new URL(suite.server.url).port);
   });
-  after(async () => { await server.close(); });
 
   const send = (raw: string) => exchange(port, (socket) => socket.write(raw), 10_000);
 
@@ -133,15 +129,13 @@ describe('what the HTTP parser refuses, in the envelope', () => {
 });
 
 describe('413 on a body still being sent', () => {
-  let server: TestServer;
   let user: TestUser;
   let port: number;
+  const suite = buildForSuite({ env: { BODY_LIMIT_BYTES: String(1024 * 1024) }, socket: true });
   before(async () => {
-    server = await startServer({ BODY_LIMIT_BYTES: String(1024 * 1024) });
-    user = await server.user();
-    port = Number(new URL(server.url).port);
+    user = await suite.server.user();
+    port = Number(new URL(suite.server.url).port);
   });
-  after(async () => { await server.close(); });
 
   /** Sends the whole body first and reads only then, as simple clients do. */
   function upload(size: number, chunked: boolean, extraHeaders = ''): Promise<Exchange> {

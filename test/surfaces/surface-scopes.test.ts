@@ -3,9 +3,9 @@
 // parsers, 415 and empty-body checks, error envelope, token policy or 404; and a path outside every
 // surface is answered by the root, not by the API.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { startServerWithUser, type TestServer, type TestUser } from '../helpers/server.ts';
+import { buildForSuite } from '../helpers/server.ts';
 
 const ORIGIN = 'https://any-site.example';
 
@@ -30,12 +30,9 @@ function formsScope(app: FastifyInstance): void {
 }
 
 describe('surfaces', () => {
-  let server: TestServer;
-  let user: TestUser;
-  before(async () => { ({ server, user } = await startServerWithUser({}, { extraRoutes: formsScope })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ overrides: { extraRoutes: formsScope }, socket: true });
 
-  const forms = (path: string, init: RequestInit = {}) => fetch(`${server.url}/forms${path}`, init);
+  const forms = (path: string, init: RequestInit = {}) => fetch(`${suite.server.url}/forms${path}`, init);
 
   test("should parse a urlencoded form in the child scope, which the API's parsers would refuse with 415", async () => {
     const res = await forms('/submit', {
@@ -44,8 +41,8 @@ describe('surfaces', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { received: { title: 'Hello', front: '2+2' } });
     // The same body on an API route is still the API's 415 envelope.
-    const api = await server.api('POST', '/decks/import', {
-      token: user.token, body: 'title=Hello', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    const api = await suite.server.api('POST', '/decks/import', {
+      token: suite.user.token, body: 'title=Hello', headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     assert.equal(api.status, 415);
     assert.equal(api.body.error.code, 'UNSUPPORTED_MEDIA_TYPE');
@@ -83,12 +80,12 @@ describe('surfaces', () => {
 
   test("should answer an unknown path outside every prefixed surface with the web pages' HTML 404, not the API's JSON", async () => {
     // The API's not-found handler runs in the API's scope, with its CORS headers ...
-    const inApi = await fetch(`${server.base}/nowhere`, { headers: { origin: ORIGIN } });
+    const inApi = await fetch(`${suite.server.base}/nowhere`, { headers: { origin: ORIGIN } });
     assert.equal(inApi.status, 404);
     assert.equal(inApi.headers.get('access-control-allow-origin'), '*');
     // ... which the web surface's, answering outside /api/v1 (it is registered with prefix '/'), does not have.
     for (const path of ['/nowhere', '/api/v2/decks', '/.well-known/unknown']) {
-      const outside = await fetch(`${server.url}${path}`, { headers: { origin: ORIGIN } });
+      const outside = await fetch(`${suite.server.url}${path}`, { headers: { origin: ORIGIN } });
       assert.equal(outside.status, 404, path);
       assert.equal(outside.headers.get('access-control-allow-origin'), null, path);
       assert.match(outside.headers.get('content-type') ?? '', /^text\/html/);

@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium, screenshot } from '../../helpers/browser.ts';
-import { freePort } from '../../helpers/process.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 function directives(csp: string): Map<string, string[]> {
   return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0] !== '').map(([name, ...values]) => [name ?? '', values]));
@@ -26,16 +25,11 @@ function assertPageHeaders(res: Response, what: string): void {
 }
 
 describe('the interactive docs page', () => {
-  let server: TestServer;
-  before(async () => {
-    // PUBLIC_URL is where Try it out sends its calls: this server, as the browser reaches it.
-    const port = await freePort();
-    server = await startServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
-  });
-  after(async () => { await server.close(); });
+  // PUBLIC_URL is where Try it out sends its calls: this server, as the browser reaches it.
+  const suite = buildForSuite({ publicUrl: true });
 
   test('should send the pages\' CSP, frame-ancestors \'none\' and nosniff with the page and every file it loads', async () => {
-    for (const page of [`${server.base}/docs`, `${server.base}/docs/`]) {
+    for (const page of [`${suite.server.base}/docs`, `${suite.server.base}/docs/`]) {
       const res = await fetch(page);
       assert.equal(res.status, 200);
       assertPageHeaders(res, page);
@@ -43,7 +37,7 @@ describe('the interactive docs page', () => {
       for (const [tag] of html.matchAll(/<script[^>]*>/gi)) assert.match(tag, /\ssrc="/, `inline script: ${tag}`);
       const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1] ?? '', page).href);
       assert.ok(assets.some((a) => a.endsWith('/swagger-ui-bundle.js')), page);
-      for (const asset of [...assets, new URL('./json', `${server.base}/docs/`).href]) {
+      for (const asset of [...assets, new URL('./json', `${suite.server.base}/docs/`).href]) {
         const file = await fetch(asset);
         assert.equal(file.status, 200, asset);
         assertPageHeaders(file, asset);
@@ -72,7 +66,7 @@ describe('the interactive docs page', () => {
     after(async () => { await browser?.close(); });
 
     test('should render the operations and call the API from Try it out, with no CSP violation', async () => {
-      await page.goto(`${server.base}/docs`);
+      await page.goto(`${suite.server.base}/docs`);
       const whoami = page.locator('.opblock-summary').filter({ hasText: '/whoami' }).first();
       await whoami.waitFor();
       await whoami.click();
@@ -90,7 +84,7 @@ describe('the interactive docs page', () => {
       const framing = await browser.newPage();
       const refused: string[] = [];
       framing.on('console', (message) => { refused.push(message.text()); });
-      await framing.setContent(`<iframe src="${server.base}/docs" width="800" height="600"></iframe>`);
+      await framing.setContent(`<iframe src="${suite.server.base}/docs" width="800" height="600"></iframe>`);
       // Until Chromium says it refused (at most 10 s), rather than a fixed wait.
       const refusal = /frame-ancestors|X-Frame-Options|Refused to (?:display|frame)/i;
       for (const deadline = Date.now() + 10_000; !refused.some((line) => refusal.test(line)) && Date.now() < deadline;) {

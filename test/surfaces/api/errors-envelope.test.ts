@@ -1,9 +1,9 @@
 // The error envelope on every kind of failure, including the ones Fastify raises before a
 // route runs (unknown route, 413, 415, malformed JSON) and a real server fault; and CORS.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer, startServerWithUser } from '../../helpers/server.ts';
+import { createDeck, deckBody, type ApiResponse, buildForSuite } from '../../helpers/server.ts';
 
 const ORIGIN = 'https://any-site.example';
 
@@ -20,26 +20,24 @@ function assertEnvelope(res: ApiResponse, status: number, code: string): void {
 }
 
 describe('error envelope', () => {
-  let server: TestServer;
   let token: string;
   let deckId: string;
+  const suite = buildForSuite({ env: { BODY_LIMIT_BYTES: '2048' }, socket: true });
   before(async () => {
-    server = await startServer({ BODY_LIMIT_BYTES: '2048' });
-    token = (await server.user()).token;
-    ({ deckId } = await createDeck(server, token, 1));
+    token = (await suite.server.user()).token;
+    ({ deckId } = await createDeck(suite.server, token, 1));
   });
-  after(async () => { await server.close(); });
 
   test('should answer unknown routes with 404 NOT_FOUND, with or without a token', async () => {
     const requests: [string, string][] = [
       ['GET', '/nope'], ['GET', '/decks/x/y/z'], ['DELETE', '/nope'], ['GET', '/reviews/rev_x/nothing'],
     ];
     for (const [method, path] of requests) {
-      assertEnvelope(await server.api(method, path), 404, 'NOT_FOUND');
-      assertEnvelope(await server.api(method, path, { token }), 404, 'NOT_FOUND');
+      assertEnvelope(await suite.server.api(method, path), 404, 'NOT_FOUND');
+      assertEnvelope(await suite.server.api(method, path, { token }), 404, 'NOT_FOUND');
     }
     // Outside /api/v1 an unknown path is a page: the web surface's HTML 404 (test/surfaces/web/).
-    const page = await server.api('GET', `${server.url}/definitely-not-a-page`, { token });
+    const page = await suite.server.api('GET', `${suite.server.url}/definitely-not-a-page`, { token });
     assert.equal(page.status, 404);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   });
@@ -48,7 +46,7 @@ describe('error envelope', () => {
     const requests: [string, string][] = [['POST', `/decks/${deckId}`], ['POST', '/whoami'], ['PUT', `/decks/${deckId}`]];
     for (const [method, path] of requests) {
       for (const options of [{}, { token }]) {
-        const res = await server.api(method, path, options);
+        const res = await suite.server.api(method, path, options);
         assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
         assert.ok((res.headers.get('allow') ?? '').includes('GET'));
       }
@@ -58,7 +56,7 @@ describe('error envelope', () => {
   test('should answer a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE on every body route', async () => {
     const big = deckBody(60);
     assert.ok(JSON.stringify(big).length > 2048);
-    const cardId = (await server.api('GET', `/decks/${deckId}`, { token })).body.cards[0].id;
+    const cardId = (await suite.server.api('GET', `/decks/${deckId}`, { token })).body.cards[0].id;
     const requests: [string, string, Record<string, unknown>][] = [
       ['POST', '/decks/import', { json: big }],
       ['POST', '/decks/import', { body: `---\nversion: 1\n---\n# Big\n\n## Front\n${'x'.repeat(3000)}\n`, headers: { 'content-type': 'text/markdown' } }],
@@ -67,9 +65,9 @@ describe('error envelope', () => {
       ['PATCH', `/decks/${deckId}/cards/${cardId}`, { json: { front: 'f'.repeat(3000) } }],
     ];
     for (const [method, path, options] of requests) {
-      assertEnvelope(await server.api(method, path, { token, ...options }), 413, 'PAYLOAD_TOO_LARGE');
+      assertEnvelope(await suite.server.api(method, path, { token, ...options }), 413, 'PAYLOAD_TOO_LARGE');
     }
-    const deck = await server.api('GET', `/decks/${deckId}`, { token });
+    const deck = await suite.server.api('GET', `/decks/${deckId}`, { token });
     assert.equal(deck.body.cardCount, 1);
     assert.equal(deck.body.description, null);
   });
@@ -78,55 +76,53 @@ describe('error envelope', () => {
     const body = { deck: { title: 'Near the limit', lang: 'en', description: '' }, cards: [{ front: 'q', back: 'a' }] };
     body.deck.description = 'd'.repeat(2040 - JSON.stringify(body).length);
     assert.equal(Buffer.byteLength(JSON.stringify(body)), 2040);
-    const res = await server.api('POST', '/decks/import', { token, json: body });
+    const res = await suite.server.api('POST', '/decks/import', { token, json: body });
     assert.equal(res.status, 201, res.text);
   });
 
   test('should answer an unsupported Content-Type with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    assertEnvelope(await server.api('POST', '/decks/import', { token, body: '<deck/>', headers: { 'content-type': 'application/xml' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    assertEnvelope(await server.api('POST', '/decks/import', { token, body: Buffer.from('{"deck":{}}') }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    assertEnvelope(await server.api('PATCH', `/decks/${deckId}`, { token, body: '# T', headers: { 'content-type': 'text/markdown' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assertEnvelope(await suite.server.api('POST', '/decks/import', { token, body: '<deck/>', headers: { 'content-type': 'application/xml' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assertEnvelope(await suite.server.api('POST', '/decks/import', { token, body: Buffer.from('{"deck":{}}') }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assertEnvelope(await suite.server.api('PATCH', `/decks/${deckId}`, { token, body: '# T', headers: { 'content-type': 'text/markdown' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   test('should answer a long unknown deck id with 404 DECK_NOT_FOUND and one over 500 characters with 414 URI_TOO_LONG', async () => {
-    assertEnvelope(await server.api('GET', `/decks/dck_${'x'.repeat(300)}`, { token }), 404, 'DECK_NOT_FOUND');
-    assertEnvelope(await server.api('GET', `/decks/dck_${'x'.repeat(600)}`, { token }), 414, 'URI_TOO_LONG');
-    assertEnvelope(await server.api('GET', `/reviews/rev_${'x'.repeat(600)}`, { token }), 414, 'URI_TOO_LONG');
+    assertEnvelope(await suite.server.api('GET', `/decks/dck_${'x'.repeat(300)}`, { token }), 404, 'DECK_NOT_FOUND');
+    assertEnvelope(await suite.server.api('GET', `/decks/dck_${'x'.repeat(600)}`, { token }), 414, 'URI_TOO_LONG');
+    assertEnvelope(await suite.server.api('GET', `/reviews/rev_${'x'.repeat(600)}`, { token }), 414, 'URI_TOO_LONG');
   });
 
   test('should treat an empty JSON body as no body: 400 BAD_REQUEST where a body is needed', async () => {
-    assertEnvelope(await server.api('POST', '/decks/import', { token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
-    assertEnvelope(await server.api('PATCH', `/decks/${deckId}`, { token, body: '  ', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+    assertEnvelope(await suite.server.api('POST', '/decks/import', { token, body: '', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+    assertEnvelope(await suite.server.api('PATCH', `/decks/${deckId}`, { token, body: '  ', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
   });
 
   test('should answer malformed JSON with 400 BAD_REQUEST', async () => {
     for (const body of ['{', '{"deck": }', 'nul', '{"a":1}}']) {
-      assertEnvelope(await server.api('POST', '/decks/import', { token, body, headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
+      assertEnvelope(await suite.server.api('POST', '/decks/import', { token, body, headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
     }
   });
 
   test('should send X-Request-Id on error responses, and the same id as error.requestId beside code and message', async () => {
-    const res = await server.api('GET', '/decks/dck_missing', { token });
+    const res = await suite.server.api('GET', '/decks/dck_missing', { token });
     assertEnvelope(res, 404, 'DECK_NOT_FOUND');
     assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     assert.deepEqual(Object.keys(res.body.error).slice(0, 3), ['code', 'message', 'requestId']);
-    const other = await server.api('GET', '/decks/dck_missing', { token });
+    const other = await suite.server.api('GET', '/decks/dck_missing', { token });
     assert.notEqual(other.body.error.requestId, res.body.error.requestId, 'one id per call');
   });
 });
 
 describe('a server fault', () => {
-  let server: TestServer;
   let token: string;
   let deckId: string;
+  const suite = buildForSuite();
   before(async () => {
-    server = await startServer();
-    token = (await server.user()).token;
-    ({ deckId } = await createDeck(server, token, 2));
+    token = (await suite.server.user()).token;
+    ({ deckId } = await createDeck(suite.server, token, 2));
     // A rename rather than a drop: it works on SQLite and PostgreSQL alike, whatever references cards.
-    await sql`alter table cards rename to cards_gone`.execute(server.app.services.db);
+    await sql`alter table cards rename to cards_gone`.execute(suite.server.app.services.db);
   });
-  after(async () => { await server.close(); });
 
   test('should answer 500 INTERNAL_ERROR with a generic message and no stack or SQL', async () => {
     const requests: [string, string, Record<string, unknown>][] = [
@@ -136,7 +132,7 @@ describe('a server fault', () => {
       ['POST', '/decks/import', { json: deckBody(1) }],
     ];
     for (const [method, path, options] of requests) {
-      const res = await server.api(method, path, { token, ...options });
+      const res = await suite.server.api(method, path, { token, ...options });
       assertEnvelope(res, 500, 'INTERNAL_ERROR');
       assert.equal(res.body.error.details, undefined);
       assert.equal(res.body.error.message, 'Internal server error');
@@ -145,23 +141,20 @@ describe('a server fault', () => {
   });
 
   test('should keep serving requests that do not touch the broken table', async () => {
-    const list = await server.api('GET', '/decks', { token });
+    const list = await suite.server.api('GET', '/decks', { token });
     assert.equal(list.status, 200);
     assert.equal(list.body.items[0].id, deckId);
   });
 });
 
 describe('CORS', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({ RATE_LIMIT_PER_MINUTE: '2' })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { RATE_LIMIT_PER_MINUTE: '2' }, socket: true });
 
   const list = (value: string | null) => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
 
   test('should answer a preflight from any origin allowing the API headers', async () => {
     for (const origin of [ORIGIN, 'http://localhost:5173', 'null']) {
-      const res = await fetch(`${server.base}/decks/dck_x/cards`, {
+      const res = await fetch(`${suite.server.base}/decks/dck_x/cards`, {
         method: 'OPTIONS',
         headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key, if-match' },
       });
@@ -176,31 +169,31 @@ describe('CORS', () => {
   });
 
   test('should expose the rate-limit, Retry-After and Idempotent-Replayed headers', async () => {
-    const res = await server.api('GET', '/whoami', { token, headers: { origin: ORIGIN } });
+    const res = await suite.server.api('GET', '/whoami', { token: suite.user.token, headers: { origin: ORIGIN } });
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
     const exposed = list(res.headers.get('access-control-expose-headers'));
     for (const h of ['ratelimit', 'ratelimit-policy', 'retry-after', 'idempotent-replayed']) assert.ok(exposed.includes(h), `${h} in ${exposed}`);
   });
 
   test('should carry Access-Control-Allow-Origin on 401, 429 and 404 responses', async () => {
-    const unauthorized = await server.api('GET', '/decks', { headers: { origin: ORIGIN } });
+    const unauthorized = await suite.server.api('GET', '/decks', { headers: { origin: ORIGIN } });
     assert.equal(unauthorized.status, 401);
     assert.equal(unauthorized.headers.get('access-control-allow-origin'), '*');
-    const { token: limited } = await server.user();
-    await server.api('GET', '/whoami', { token: limited });
-    await server.api('GET', '/whoami', { token: limited });
-    const tooMany = await server.api('GET', '/whoami', { token: limited, headers: { origin: ORIGIN } });
+    const { token: limited } = await suite.server.user();
+    await suite.server.api('GET', '/whoami', { token: limited });
+    await suite.server.api('GET', '/whoami', { token: limited });
+    const tooMany = await suite.server.api('GET', '/whoami', { token: limited, headers: { origin: ORIGIN } });
     assert.equal(tooMany.status, 429);
     assert.equal(tooMany.headers.get('access-control-allow-origin'), '*');
-    const missingDeck = await server.api('GET', '/decks/dck_missing', { token, headers: { origin: ORIGIN } });
+    const missingDeck = await suite.server.api('GET', '/decks/dck_missing', { token: suite.user.token, headers: { origin: ORIGIN } });
     assert.equal(missingDeck.headers.get('access-control-allow-origin'), '*');
-    const unknownRoute = await server.api('GET', '/no-such-route', { headers: { origin: ORIGIN } });
+    const unknownRoute = await suite.server.api('GET', '/no-such-route', { headers: { origin: ORIGIN } });
     assert.equal(unknownRoute.status, 404);
     assert.equal(unknownRoute.headers.get('access-control-allow-origin'), '*');
   });
 
   test('should send no CORS headers outside the API', async () => {
-    const res = await fetch(`${server.url}/healthz`, { headers: { origin: ORIGIN } });
+    const res = await fetch(`${suite.server.url}/healthz`, { headers: { origin: ORIGIN } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), null);
   });

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -112,20 +112,19 @@ export async function typicalUse(): Promise<string[]> {
 `;
 
 describe('a client generated from the OpenAPI document', () => {
-  let server: TestServer;
   let dir: string;
+  // Before the suite's hooks: closed first, while the server still answers.
+  after(async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const suite = buildForSuite({ env: { PUBLIC_URL: 'https://flash.example.com' } });
   before(async () => {
-    server = await startServer({ PUBLIC_URL: 'https://flash.example.com' });
     // Inside the project, so the generated code resolves openapi-fetch from its node_modules.
     dir = fs.mkdtempSync(path.join(ROOT, '.generated-client-'));
   });
-  after(async () => {
-    await server.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   test('should compile a typed use of every operation, JSON and markdown, with no cast', { timeout: 180_000 }, () => {
-    fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(server.app.apiDocument()));
+    fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(suite.server.app.apiDocument()));
     execFileSync(process.execPath, [path.join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), path.join(dir, 'openapi.json'), '-o', path.join(dir, 'api.ts')], { stdio: 'pipe' });
     const generated = fs.readFileSync(path.join(dir, 'api.ts'), 'utf8');
     for (const name of ['Deck', 'Card', 'ImportResult', 'ErrorDetails']) assert.match(generated, new RegExp(`\\b${name}: \\{`), name);

@@ -1,7 +1,7 @@
 // Every limit of the spec's Limits table, at its bound (accepted) and one past it (refused).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createDeck, deckBody, startServer, type ApiResponse, type TestServer } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { createDeck, deckBody, type ApiResponse, buildForSuite } from '../../helpers/server.ts';
 
 const s = (n: number, c = 'x') => c.repeat(n);
 const url = (length: number) => { const head = 'https://img.example.com/'; return head + s(length - head.length, 'a'); };
@@ -53,54 +53,52 @@ function cardWith(path: string, value: unknown): Record<string, unknown> {
 }
 
 describe('limits', () => {
-  let server: TestServer;
   let token: string;
+  const suite = buildForSuite();
   before(async () => {
-    server = await startServer({}, {}, { inject: true });
-    token = (await server.user({ email: 'limits@example.com' })).token;
+    token = (await suite.server.user({ email: 'limits@example.com' })).token;
   });
-  after(async () => { await server.close(); });
 
-  const deckOf = async (deckId: string) => (await server.api('GET', `/decks/${deckId}`, { token })).body;
+  const deckOf = async (deckId: string) => (await suite.server.api('GET', `/decks/${deckId}`, { token })).body;
 
   for (const c of DECK_CASES) {
     test(`should hold deck ${c.name} on import`, async () => {
       const body = (value: unknown) => ({ deck: { title: 'T', lang: 'en', [c.path]: value }, cards: [{ front: 'q' }] });
-      const ok = await server.api('POST', '/decks/import', { token, json: body(c.atBound) });
+      const ok = await suite.server.api('POST', '/decks/import', { token, json: body(c.atBound) });
       assert.equal(ok.status, 201, ok.text);
       assert.deepEqual((await deckOf(ok.body.deckId))[c.path], c.atBound);
-      assertSchemaInvalid(await server.api('POST', '/decks/import', { token, json: body(c.past) }), `deck.${c.field ?? c.path}`, c.name);
+      assertSchemaInvalid(await suite.server.api('POST', '/decks/import', { token, json: body(c.past) }), `deck.${c.field ?? c.path}`, c.name);
     });
 
     test(`should hold deck ${c.name} on PATCH`, async () => {
-      const { deckId } = await createDeck(server, token, 1);
-      const ok = await server.api('PATCH', `/decks/${deckId}`, { token, json: { [c.path]: c.atBound } });
+      const { deckId } = await createDeck(suite.server, token, 1);
+      const ok = await suite.server.api('PATCH', `/decks/${deckId}`, { token, json: { [c.path]: c.atBound } });
       assert.equal(ok.status, 200, ok.text);
       assert.deepEqual(ok.body[c.path], c.atBound);
-      assertSchemaInvalid(await server.api('PATCH', `/decks/${deckId}`, { token, json: { [c.path]: c.past } }), c.field ?? c.path, c.name);
+      assertSchemaInvalid(await suite.server.api('PATCH', `/decks/${deckId}`, { token, json: { [c.path]: c.past } }), c.field ?? c.path, c.name);
       assert.deepEqual((await deckOf(deckId))[c.path], c.atBound);
     });
   }
 
   for (const c of CARD_CASES) {
     test(`should hold card ${c.name} on import, append and card PATCH`, async () => {
-      const ok = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'T', lang: 'en' }, cards: [cardWith(c.path, c.atBound)] } });
+      const ok = await suite.server.api('POST', '/decks/import', { token, json: { deck: { title: 'T', lang: 'en' }, cards: [cardWith(c.path, c.atBound)] } });
       assert.equal(ok.status, 201, ok.text);
       const deck = await deckOf(ok.body.deckId);
       assert.deepEqual(get(deck.cards[0], c.path), c.atBound);
-      const past = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'T', lang: 'en' }, cards: [{ front: 'q' }, cardWith(c.path, c.past)] } });
+      const past = await suite.server.api('POST', '/decks/import', { token, json: { deck: { title: 'T', lang: 'en' }, cards: [{ front: 'q' }, cardWith(c.path, c.past)] } });
       assertSchemaInvalid(past, `cards[1].${c.field ?? c.path}`, c.name);
 
-      const appended = await server.api('POST', `/decks/${deck.id}/cards`, { token, json: { cards: [cardWith(c.path, c.atBound)] } });
+      const appended = await suite.server.api('POST', `/decks/${deck.id}/cards`, { token, json: { cards: [cardWith(c.path, c.atBound)] } });
       assert.equal(appended.status, 200, appended.text);
       assert.deepEqual(get(appended.body.cards[0], c.path), c.atBound);
-      const appendPast = await server.api('POST', `/decks/${deck.id}/cards`, { token, json: { cards: [cardWith(c.path, c.past)] } });
+      const appendPast = await suite.server.api('POST', `/decks/${deck.id}/cards`, { token, json: { cards: [cardWith(c.path, c.past)] } });
       assertSchemaInvalid(appendPast, `cards[0].${c.field ?? c.path}`, c.name);
 
       const cardPath = `/decks/${deck.id}/cards/${deck.cards[0].id}`;
-      const patchPast = await server.api('PATCH', cardPath, { token, json: cardWith(c.path, c.past) });
+      const patchPast = await suite.server.api('PATCH', cardPath, { token, json: cardWith(c.path, c.past) });
       assertSchemaInvalid(patchPast, c.field ?? c.path, c.name);
-      const patched = await server.api('PATCH', cardPath, { token, json: cardWith(c.path, c.atBound) });
+      const patched = await suite.server.api('PATCH', cardPath, { token, json: cardWith(c.path, c.atBound) });
       assert.equal(patched.status, 200, patched.text);
       assert.deepEqual(get(patched.body, c.path), c.atBound);
       assert.equal((await deckOf(deck.id)).cardCount, 2);
@@ -108,30 +106,30 @@ describe('limits', () => {
   }
 
   test('should accept page sizes 1 and 100 and refuse 0 and 101', async () => {
-    for (let i = 0; i < 2; i++) await createDeck(server, token, 1);
-    const one = await server.api('GET', '/decks?limit=1', { token });
+    for (let i = 0; i < 2; i++) await createDeck(suite.server, token, 1);
+    const one = await suite.server.api('GET', '/decks?limit=1', { token });
     assert.equal(one.status, 200);
     assert.equal(one.body.items.length, 1);
-    assert.equal((await server.api('GET', '/decks?limit=100', { token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks?limit=100', { token })).status, 200);
     for (const limit of [0, 101]) {
-      const res = await server.api('GET', `/decks?limit=${limit}`, { token });
+      const res = await suite.server.api('GET', `/decks?limit=${limit}`, { token });
       assert.equal(res.status, 400);
       assert.equal(res.body.error.code, 'BAD_REQUEST');
     }
   });
 
   test('should accept Idempotency-Keys of 8 and 128 characters and refuse 7 and 129', async () => {
-    const { deckId } = await createDeck(server, token, 1);
+    const { deckId } = await createDeck(suite.server, token, 1);
     for (const key of [s(8, 'a'), s(128, 'b')]) {
-      const imported = await server.api('POST', '/decks/import', { token, headers: { 'idempotency-key': key }, json: deckBody(1) });
+      const imported = await suite.server.api('POST', '/decks/import', { token, headers: { 'idempotency-key': key }, json: deckBody(1) });
       assert.equal(imported.status, 201, imported.text);
       assert.equal(imported.body.idempotencyKey, key);
-      const appended = await server.api('POST', `/decks/${deckId}/cards`, { token, headers: { 'idempotency-key': key }, json: { cards: [{ front: 'q' }] } });
+      const appended = await suite.server.api('POST', `/decks/${deckId}/cards`, { token, headers: { 'idempotency-key': key }, json: { cards: [{ front: 'q' }] } });
       assert.equal(appended.status, 200, appended.text);
     }
     for (const key of [s(7, 'c'), s(129, 'd')]) {
       for (const path of ['/decks/import', `/decks/${deckId}/cards`]) {
-        const res = await server.api('POST', path, { token, headers: { 'idempotency-key': key }, json: path === '/decks/import' ? deckBody(1) : { cards: [{ front: 'q' }] } });
+        const res = await suite.server.api('POST', path, { token, headers: { 'idempotency-key': key }, json: path === '/decks/import' ? deckBody(1) : { cards: [{ front: 'q' }] } });
         assert.equal(res.status, 400, res.text);
         assert.equal(res.body.error.code, 'BAD_REQUEST');
       }
@@ -139,38 +137,38 @@ describe('limits', () => {
   });
 
   test('should refuse 0 cards in an import or append with SCHEMA_INVALID', async () => {
-    assertSchemaInvalid(await server.api('POST', '/decks/import', { token, json: { deck: { title: 'T' }, cards: [] } }), 'cards', 'import 0');
-    const { deckId } = await createDeck(server, token, 1);
-    assertSchemaInvalid(await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: [] } }), 'cards', 'append 0');
+    assertSchemaInvalid(await suite.server.api('POST', '/decks/import', { token, json: { deck: { title: 'T' }, cards: [] } }), 'cards', 'import 0');
+    const { deckId } = await createDeck(suite.server, token, 1);
+    assertSchemaInvalid(await suite.server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: [] } }), 'cards', 'append 0');
   });
 
   test('should import 250 cards and refuse to append a 251st with TOO_MANY_CARDS', async () => {
-    const full = await server.api('POST', '/decks/import', { token, json: deckBody(250) });
+    const full = await suite.server.api('POST', '/decks/import', { token, json: deckBody(250) });
     assert.equal(full.status, 201, full.text);
     assert.equal(full.body.cardCount, 250);
     const deckId = full.body.deckId;
     const deck = await deckOf(deckId);
     assert.equal(deck.cards.length, 250);
-    const res = await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: [{ front: 'one more' }] } });
+    const res = await suite.server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: [{ front: 'one more' }] } });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'TOO_MANY_CARDS');
     const after = await deckOf(deckId);
     assert.equal(after.cardCount, 250);
     assert.equal(after.version, deck.version);
-    const update = await server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: deckBody(250, 'Still full') });
+    const update = await suite.server.api('POST', `/decks/import?mode=update&targetDeckId=${deckId}`, { token, json: deckBody(250, 'Still full') });
     assert.equal(update.status, 200, update.text);
   });
 
   test('should append up to exactly 250 cards in total and no further', async () => {
-    const { deckId } = await createDeck(server, token, 1);
+    const { deckId } = await createDeck(suite.server, token, 1);
     const cards = (n: number) => Array.from({ length: n }, (_, i) => ({ front: `Appended ${i}` }));
-    const over = await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(250) } });
+    const over = await suite.server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(250) } });
     assert.equal(over.body.error.code, 'TOO_MANY_CARDS');
-    const filled = await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(249) } });
+    const filled = await suite.server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(249) } });
     assert.equal(filled.status, 200, filled.text);
     assert.equal(filled.body.cardCount, 250);
     assert.equal(filled.body.cards.at(-1).order, 249);
-    const past = await server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(1) } });
+    const past = await suite.server.api('POST', `/decks/${deckId}/cards`, { token, json: { cards: cards(1) } });
     assert.equal(past.status, 400);
     assert.equal(past.body.error.code, 'TOO_MANY_CARDS');
     assert.equal((await deckOf(deckId)).cards.length, 250);

@@ -2,8 +2,8 @@
 // checks the same document (scripts/write-openapi.ts builds the app and writes app.apiDocument())
 // in CI's "OpenAPI lint" step (`npm run lint:openapi`), so it is not run a second time here.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 
@@ -77,43 +77,41 @@ function codesOf(operation: Operation, status: string): string[] {
 }
 
 describe('the OpenAPI document', () => {
-  let server: TestServer;
   let doc: { openapi: string; info: { version: string }; servers: { url: string }[]; paths: Record<string, Record<string, Operation>> };
   let operations: [string, Operation][];
 
+  const suite = buildForSuite({ env: { PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '1' }, overrides: { clock: { now: () => new Date('2030-09-01T10:00:00.000Z') } }, socket: true });
   before(async () => {
     // A fixed clock keeps the tiny per-minute window from resetting mid-test.
-    server = await startServer({ PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '1' }, { clock: { now: () => new Date('2030-09-01T10:00:00.000Z') } });
-    doc = server.app.apiDocument() as never;
+    doc = suite.server.app.apiDocument() as never;
     operations = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => [`${m.toUpperCase()} ${p}`, op] as [string, Operation]));
   });
-  after(async () => { await server.close(); });
 
   test('should be served at /openapi.json without a token', async () => {
-    const res = await server.api('GET', '/openapi.json');
+    const res = await suite.server.api('GET', '/openapi.json');
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.deepEqual(res.body, JSON.parse(JSON.stringify(doc)));
   });
 
   test('should not be rate limited, even past a tiny per-token limit', async () => {
-    const user = await server.user();
+    const user = await suite.server.user();
     for (let i = 0; i < 5; i++) {
       for (const options of [{}, { token: user.token }]) {
-        const res = await server.api('GET', '/openapi.json', options);
+        const res = await suite.server.api('GET', '/openapi.json', options);
         assert.equal(res.status, 200);
         assert.equal(res.headers.get('ratelimit'), null);
         assert.equal(res.headers.get('ratelimit-policy'), null);
       }
     }
     // The token's single call of the minute is still unspent.
-    const whoami = await server.api('GET', '/whoami', { token: user.token });
+    const whoami = await suite.server.api('GET', '/whoami', { token: user.token });
     assert.equal(whoami.status, 200);
-    assert.equal((await server.api('GET', '/whoami', { token: user.token })).status, 429);
+    assert.equal((await suite.server.api('GET', '/whoami', { token: user.token })).status, 429);
   });
 
   test('should ignore an invalid token on /openapi.json', async () => {
-    const res = await server.api('GET', '/openapi.json', { token: 'svc_pat_not_a_token' });
+    const res = await suite.server.api('GET', '/openapi.json', { token: 'svc_pat_not_a_token' });
     assert.equal(res.status, 200);
   });
 
@@ -193,7 +191,7 @@ describe('the OpenAPI document', () => {
   });
 
   test('should serve the interactive docs at /api/v1/docs, with or without a slash, and every file they load, without a token', async () => {
-    for (const page of [`${server.base}/docs`, `${server.base}/docs/`]) {
+    for (const page of [`${suite.server.base}/docs`, `${suite.server.base}/docs/`]) {
       const res = await fetch(page);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);

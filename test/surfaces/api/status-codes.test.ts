@@ -2,9 +2,9 @@
 // exact status and code; and a check that the table keeps up with the document, so a code added to
 // a route without a test fails here. The other files of this folder pin the details.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { revokeToken } from '../../../src/modules/tokens/tokens.service.ts';
-import { createDeck, deckBody, startServer, type RequestOptions, type TestServer } from '../../helpers/server.ts';
+import { createDeck, deckBody, type RequestOptions, buildForSuite } from '../../helpers/server.ts';
 
 interface Fixture {
   token: string;
@@ -217,38 +217,37 @@ for (const name of Object.keys(OPERATIONS)) {
 }
 
 describe('status codes per route', () => {
-  let server: TestServer;
   let f: Fixture;
 
+  // A socket: the 400s of routes with no parameters to get wrong are for a repeated Authorization line.
+  const suite = buildForSuite({ env: { BODY_LIMIT_BYTES: '8192', DECK_LIMIT: '3', FAILED_AUTH_PER_MINUTE: '1000' }, socket: true });
   before(async () => {
-    server = await startServer({ BODY_LIMIT_BYTES: '8192', DECK_LIMIT: '3', FAILED_AUTH_PER_MINUTE: '1000' });
-    const user = await server.user();
-    const { deckId, version } = await createDeck(server, user.token, 2);
-    const cardId = (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards[0].id;
-    const fullDeckId = (await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Full', lang: 'en' }, ...manyCards(250) } })).body.deckId;
+    const user = await suite.server.user();
+    const { deckId, version } = await createDeck(suite.server, user.token, 2);
+    const cardId = (await suite.server.api('GET', `/decks/${deckId}`, { token: user.token })).body.cards[0].id;
+    const fullDeckId = (await suite.server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Full', lang: 'en' }, ...manyCards(250) } })).body.deckId;
     assert.match(fullDeckId, /^dck_/);
-    const other = await server.user();
-    const { deckId: otherDeckId } = await createDeck(server, other.token, 1);
-    const otherCardId = (await server.api('GET', `/decks/${otherDeckId}`, { token: other.token })).body.cards[0].id;
-    const atLimit = await server.user();
-    for (let i = 0; i < 3; i++) await createDeck(server, atLimit.token, 1);
-    const revoked = await server.token(user.email, ['decks:read', 'decks:write']);
-    await revokeToken(server.app.services, { tokenId: revoked.tokenId });
+    const other = await suite.server.user();
+    const { deckId: otherDeckId } = await createDeck(suite.server, other.token, 1);
+    const otherCardId = (await suite.server.api('GET', `/decks/${otherDeckId}`, { token: other.token })).body.cards[0].id;
+    const atLimit = await suite.server.user();
+    for (let i = 0; i < 3; i++) await createDeck(suite.server, atLimit.token, 1);
+    const revoked = await suite.server.token(user.email, ['decks:read', 'decks:write']);
+    await revokeToken(suite.server.app.services, { tokenId: revoked.tokenId });
     // The first use of each key, so the triggers' different bodies conflict with it.
-    await server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ front: 'first' }] }, headers: { 'idempotency-key': 'status-codes-append' } });
-    await server.api('POST', '/decks/import', { token: user.token, json: deckBody(1), headers: { 'idempotency-key': 'status-codes-import' } });
-    await server.api('PATCH', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ id: cardId, back: 'first' }] }, headers: { 'idempotency-key': 'status-codes-bulk' } });
-    await server.api('POST', '/reviews', { token: user.token, json: { deckId }, headers: { 'idempotency-key': 'status-codes-start' } });
+    await suite.server.api('POST', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ front: 'first' }] }, headers: { 'idempotency-key': 'status-codes-append' } });
+    await suite.server.api('POST', '/decks/import', { token: user.token, json: deckBody(1), headers: { 'idempotency-key': 'status-codes-import' } });
+    await suite.server.api('PATCH', `/decks/${deckId}/cards`, { token: user.token, json: { cards: [{ id: cardId, back: 'first' }] }, headers: { 'idempotency-key': 'status-codes-bulk' } });
+    await suite.server.api('POST', '/reviews', { token: user.token, json: { deckId }, headers: { 'idempotency-key': 'status-codes-start' } });
     f = {
       token: user.token,
-      readOnly: (await server.token(user.email, ['decks:read'])).token,
-      reviewsOnly: (await server.token(user.email, ['reviews:read'])).token,
+      readOnly: (await suite.server.token(user.email, ['decks:read'])).token,
+      reviewsOnly: (await suite.server.token(user.email, ['reviews:read'])).token,
       revoked: revoked.token,
       full: atLimit.token,
       deckId, version, cardId, fullDeckId, otherDeckId, otherCardId,
     };
   });
-  after(async () => { await server.close(); });
 
   for (const [name, triggers] of Object.entries(TRIGGERS)) {
     const op = OPERATIONS[name];
@@ -256,7 +255,7 @@ describe('status codes per route', () => {
       test(`should answer ${op.method} ${op.template} with ${STATUS[code]} ${code}`, async () => {
         const { path, options } = trigger(f);
         const target = path ?? op.path(f);
-        const res = await server.api(op.method, target, op.body !== undefined && options.json === undefined && options.body === undefined && code !== 'BAD_REQUEST'
+        const res = await suite.server.api(op.method, target, op.body !== undefined && options.json === undefined && options.body === undefined && code !== 'BAD_REQUEST'
           ? { ...options, json: op.body }
           : options);
         assert.equal(res.status, STATUS[code], `${op.method} ${target}: ${res.text}`);
@@ -266,7 +265,7 @@ describe('status codes per route', () => {
   }
 
   test('should have a request above for every error code the document lists on these routes', () => {
-    const doc = server.app.apiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } }> }> }>> };
+    const doc = suite.server.app.apiDocument() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } }> }> }>> };
     const missing: string[] = [];
     for (const [name, op] of Object.entries(OPERATIONS)) {
       const operation = doc.paths[op.template]?.[op.method.toLowerCase()];

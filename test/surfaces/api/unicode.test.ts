@@ -2,18 +2,16 @@
 // as sent (it became U+FFFD, so the same payload moved `version` again), and is refused with
 // SCHEMA_INVALID naming the field, in JSON and markdown alike. Every other code point is kept exactly.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type DeckFixture, assertSchemaInvalidAt as assertRefused, startServerWithDeck } from '../../helpers/fixtures.ts';
-import { startServerWithUser, type TestServer } from '../../helpers/server.ts';
+import { describe, test } from 'node:test';
+import { assertSchemaInvalidAt as assertRefused, buildForSuiteWithDeck } from '../../helpers/fixtures.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const LONE = ['\ud800', '\udfff', 'a\ud83e', '\udde0b'];
 // Edges that are text and must come back unchanged.
 const EDGES = ['\u0000', '\ufeff', '\u200f\u202e', 'e\u0301\u0327', '🧠𝔸', '\u2028\u2029', '\u0085', '\r\n', '\ufffd', 'a\ud83e\udde0b'];
 
 describe('Unicode text', () => {
-  let f: DeckFixture;
-  before(async () => { f = await startServerWithDeck(); });
-  after(async () => { await f.server.close(); });
+  const f = buildForSuiteWithDeck();
 
   const FIELDS: [string, (s: string) => Record<string, unknown>, string][] = [
     ['deck.title', (s) => ({ deck: { title: `T${s}` }, cards: [{ front: 'q' }] }), 'deck.title'],
@@ -104,26 +102,23 @@ describe('Unicode text', () => {
 });
 
 describe('bytes that are not UTF-8', () => {
-  let server: TestServer;
-  let token: string;
-  before(async () => { ({ server, user: { token } } = await startServerWithUser({}, {}, { inject: true })); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite();
 
   const INVALID = [Buffer.from([0xff]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xc0, 0xaf])];
 
   test('should refuse a JSON or markdown body with bytes that are not UTF-8 with 400 BAD_REQUEST, storing nothing', async () => {
-    const before = (await server.api('GET', '/decks/capacity', { token })).body.current_decks as number;
+    const before = (await suite.server.api('GET', '/decks/capacity', { token: suite.user.token })).body.current_decks as number;
     for (const bad of INVALID) {
       const json = Buffer.concat([Buffer.from('{"deck":{"title":"t'), bad, Buffer.from('"},"cards":[{"front":"q","back":"a"}]}')]);
-      const res = await server.api('POST', '/decks/import', { token, body: json, headers: { 'content-type': 'application/json' } });
+      const res = await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: json, headers: { 'content-type': 'application/json' } });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.error.code, 'BAD_REQUEST');
       assert.match(res.body.error.message, /UTF-8/);
       const markdown = Buffer.concat([Buffer.from('---\nversion: 1\nlang: en\n---\n# T'), bad, Buffer.from('\n\n## Front\nq\n\n## Back\na\n')]);
-      const md = await server.api('POST', '/decks/import', { token, body: markdown, headers: { 'content-type': 'text/markdown' } });
+      const md = await suite.server.api('POST', '/decks/import', { token: suite.user.token, body: markdown, headers: { 'content-type': 'text/markdown' } });
       assert.equal(md.status, 400, md.text);
       assert.equal(md.body.error.code, 'BAD_REQUEST');
     }
-    assert.equal((await server.api('GET', '/decks/capacity', { token })).body.current_decks, before);
+    assert.equal((await suite.server.api('GET', '/decks/capacity', { token: suite.user.token })).body.current_decks, before);
   });
 });

@@ -3,22 +3,20 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { TOKEN_SCOPES } from '../../../src/modules/identity/scopes.ts';
 import { ROOT, cli, runCli } from '../../helpers/process.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { newEmail } from '../../helpers/web.ts';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 describe('flashdeck CLI messages', () => {
-  let server: TestServer;
   let env: Record<string, string>;
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    server = await startServer();
-    env = { DATA_DIR: server.dataDir };
+    env = { DATA_DIR: suite.server.dataDir };
   });
-  after(async () => { await server.close(); });
 
   test('should print its version for --version', async () => {
     const run = await runCli(['--version'], env);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { ROOT, cli, runCli, runScript, type Finished } from '../../helpers/process.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const PAT = /^svc_pat_[0-9A-Za-z]{10}_[0-9A-Za-z]{36}$/;
 
@@ -18,16 +18,14 @@ function assertFailedWithOneLine(run: Finished, pattern: RegExp): void {
 }
 
 describe('flashdeck CLI', () => {
-  let server: TestServer;
   let env: Record<string, string>;
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    server = await startServer();
-    env = { DATA_DIR: server.dataDir };
+    env = { DATA_DIR: suite.server.dataDir };
   });
-  after(async () => { await server.close(); });
   // A user that a test needs but does not test the making of: made by the server's own admin
   // service on the same store, which spares a CLI process (`users add` itself is tested below).
-  const addUser = async (email: string) => { await server.app.admin.addUser(email); };
+  const addUser = async (email: string) => { await suite.server.app.admin.addUser(email); };
 
   describe('users add', () => {
     test('should print the new user id and nothing else', async () => {
@@ -58,7 +56,7 @@ describe('flashdeck CLI', () => {
       assert.ok(run.stdout.endsWith('\n'));
       const token = run.stdout.slice(0, -1);
       assert.match(token, PAT);
-      const who = await server.api('GET', '/whoami', { token });
+      const who = await suite.server.api('GET', '/whoami', { token });
       assert.equal(who.status, 200);
       assert.deepEqual([...who.body.scopes].sort(), ['decks:read', 'reviews:read']);
       assert.equal(who.body.token.name, 'my script');
@@ -109,7 +107,7 @@ describe('flashdeck CLI', () => {
       const email = newEmail();
       await addUser(email);
       const token = await cli(['tokens', 'create', '--user', email, '--name', 'listed', '--scopes', 'decks:read,decks:write'], env);
-      const who = await server.api('GET', '/whoami', { token });
+      const who = await suite.server.api('GET', '/whoami', { token });
       const out = await cli(['tokens', 'list', '--user', email], env);
       const [header, row] = out.split('\n');
       assert.deepEqual(header?.split('\t'), ['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATUS', 'CREATED', 'EXPIRES']);
@@ -132,7 +130,7 @@ describe('flashdeck CLI', () => {
       const email = newEmail();
       await addUser(email);
       const token = await cli(['tokens', 'create', '--user', email, '--name', 'gone', '--scopes', 'decks:read'], env);
-      const { body } = await server.api('GET', '/whoami', { token });
+      const { body } = await suite.server.api('GET', '/whoami', { token });
       const run = await runCli(['tokens', 'revoke', body.token.id], env);
       assert.equal(run.code, 0, run.stderr);
       assert.match(await cli(['tokens', 'list', '--user', email], env), /\trevoked\t/);
@@ -141,13 +139,13 @@ describe('flashdeck CLI', () => {
     });
 
     test('should make the running server refuse a token revoked by the CLI within 5 seconds', async () => {
-      const { token, tokenId } = await server.user({ scopes: ['decks:read'] });
-      assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
+      const { token, tokenId } = await suite.server.user({ scopes: ['decks:read'] });
+      assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
       await cli(['tokens', 'revoke', tokenId], env);
       const deadline = Date.now() + 5000;
       let last;
       do {
-        last = await server.api('GET', '/whoami', { token });
+        last = await suite.server.api('GET', '/whoami', { token });
         if (last.status === 401) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       } while (Date.now() < deadline);
@@ -165,7 +163,7 @@ describe('flashdeck CLI', () => {
       const requestIds: string[] = [];
       let tokenId = '';
       for (const [apiPath] of calls) {
-        const res = await server.api('GET', apiPath, { token, headers: { 'user-agent': 'cli-activity-test' } });
+        const res = await suite.server.api('GET', apiPath, { token, headers: { 'user-agent': 'cli-activity-test' } });
         requestIds.push(res.headers.get('x-request-id') ?? '');
         if (apiPath === '/whoami') tokenId = res.body.token.id;
       }
@@ -198,7 +196,7 @@ describe('flashdeck CLI', () => {
   // runCli): npx must resolve the package's own bin. npm's update check is a registry request
   // that proves nothing here, so it is turned off.
   test('should run through npx from the project root', async () => {
-    const env = { ...process.env, DATA_DIR: server.dataDir, npm_config_update_notifier: 'false' };
+    const env = { ...process.env, DATA_DIR: suite.server.dataDir, npm_config_update_notifier: 'false' };
     const child = spawn('npx', ['flashdeck', 'users', 'add', newEmail()], { cwd: ROOT, env });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });

@@ -7,7 +7,7 @@ import { AppError } from '../../../src/errors.ts';
 import type { Principal } from '../../../src/modules/identity/principal.ts';
 import type { TokenVerifier } from '../../../src/modules/identity/verifier.ts';
 import { connectMcp, INITIALIZE, rawMcp, TOOL_OPERATIONS, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
-import { build, createDeck, manualClock, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { build, createDeck, manualClock, type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 const PUBLIC_URL = 'https://flash.example.com';
 const MCP_METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
@@ -31,67 +31,65 @@ function boundVerifier(user: () => TestUser): TokenVerifier {
 
 describe('MCP access', () => {
   const time = manualClock('2030-05-01T10:00:05.000Z');
-  let server: TestServer;
-  let user: TestUser;
   let deckId: string;
   let checker: ToolResultChecker;
   const sessions: McpSession[] = [];
   const connect = async (token: string) => {
-    const session = await connectMcp(server, token, { checker });
+    const session = await connectMcp(suite.server, token, { checker });
     sessions.push(session);
     return session;
   };
 
-  before(async () => {
-    ({ server, user } = await startServerWithUser({ PUBLIC_URL }, { clock: time.clock, verifiers: () => [boundVerifier(() => user)] }));
-    checker = new ToolResultChecker(server.app.apiDocument());
-    ({ deckId } = await createDeck(server, user.token, 2));
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     for (const session of sessions) await session.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ env: { PUBLIC_URL }, overrides: { clock: time.clock, verifiers: () => [boundVerifier(() => suite.user)] }, socket: true });
+  before(async () => {
+    checker = new ToolResultChecker(suite.server.app.apiDocument());
+    ({ deckId } = await createDeck(suite.server, suite.user.token, 2));
   });
 
   test('should serve its RFC 9728 metadata and name it, with the default scopes, in a 401 for a missing or bad token', async () => {
-    const metadata = await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`);
+    const metadata = await fetch(`${suite.server.url}/.well-known/oauth-protected-resource/mcp`);
     assert.equal(metadata.status, 200);
     assert.equal(((await metadata.json()) as any).resource, `${PUBLIC_URL}/mcp`);
 
-    const missing = await rawMcp(server, INITIALIZE);
+    const missing = await rawMcp(suite.server, INITIALIZE);
     assert.equal(missing.status, 401);
     assert.equal(missing.headers.get('www-authenticate'), `Bearer scope="${DEFAULT_SCOPES}", resource_metadata="${MCP_METADATA}"`);
-    const bad = await rawMcp(server, INITIALIZE, { authorization: 'Bearer svc_pat_nope_nope' });
+    const bad = await rawMcp(suite.server, INITIALIZE, { authorization: 'Bearer svc_pat_nope_nope' });
     assert.equal(bad.status, 401);
     assert.equal(bad.headers.get('www-authenticate'), `Bearer error="invalid_token", scope="${DEFAULT_SCOPES}", resource_metadata="${MCP_METADATA}"`);
     const body = (await bad.json()) as any;
     assert.equal(body.error.data.error.code, 'UNAUTHORIZED', 'the API envelope in the JSON-RPC error');
-    await assert.rejects(connectMcp(server, 'svc_pat_nope_nope'), /401|Unauthorized/i, "the SDK's client sees the 401");
+    await assert.rejects(connectMcp(suite.server, 'svc_pat_nope_nope'), /401|Unauthorized/i, "the SDK's client sees the 401");
   });
 
   test('should refuse a request from a foreign Origin with 403, and take one from its own', async () => {
-    const foreign = await rawMcp(server, INITIALIZE, { authorization: `Bearer ${user.token}`, origin: 'https://evil.example' });
+    const foreign = await rawMcp(suite.server, INITIALIZE, { authorization: `Bearer ${suite.user.token}`, origin: 'https://evil.example' });
     assert.equal(foreign.status, 403);
     assert.equal(((await foreign.json()) as any).error.data.error.code, 'FORBIDDEN');
-    const own = await rawMcp(server, INITIALIZE, { authorization: `Bearer ${user.token}`, origin: PUBLIC_URL });
+    const own = await rawMcp(suite.server, INITIALIZE, { authorization: `Bearer ${suite.user.token}`, origin: PUBLIC_URL });
     assert.equal(own.status, 200);
   });
 
   test('should refuse GET and DELETE with 405 (stateless) and an unknown MCP-Protocol-Version with 400', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream', authorization: `Bearer ${user.token}` } });
+      const res = await fetch(`${suite.server.url}/mcp`, { method, headers: { accept: 'text/event-stream', authorization: `Bearer ${suite.user.token}` } });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'POST');
     }
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
-    const unknown = await rawMcp(server, list, { authorization: `Bearer ${user.token}`, 'mcp-protocol-version': '1999-01-01' });
+    const unknown = await rawMcp(suite.server, list, { authorization: `Bearer ${suite.user.token}`, 'mcp-protocol-version': '1999-01-01' });
     assert.equal(unknown.status, 400);
-    const known = await rawMcp(server, list, { authorization: `Bearer ${user.token}`, 'mcp-protocol-version': '2025-06-18' });
+    const known = await rawMcp(suite.server, list, { authorization: `Bearer ${suite.user.token}`, 'mcp-protocol-version': '2025-06-18' });
     assert.equal(known.status, 200);
     assert.equal(((await known.json()) as any).result.tools.length, Object.keys(TOOL_OPERATIONS).length);
   });
 
   test('should refuse a tool without its scope with FORBIDDEN, whatever the deck', async () => {
-    const reader = await connect((await server.token(user.email, ['decks:read'])).token);
+    const reader = await connect((await suite.server.token(suite.user.email, ['decks:read'])).token);
     const res = await reader.call('append_cards', { deckId: 'dck_anything', idempotencyKey: 'scope-test-1', cards: [{ front: 'Q', back: 'A' }] });
     assert.equal(res.isError, true);
     const { requestId, ...error } = res.body.error;
@@ -101,11 +99,11 @@ describe('MCP access', () => {
   });
 
   test("should answer another user's deck as the API does: DECK_FORBIDDEN in the path, DECK_NOT_FOUND by reference", async () => {
-    const other = await server.user();
+    const other = await suite.server.user();
     const mcp = await connect(other.token);
     const read = await mcp.call('get_deck', { deckId });
     assert.equal(read.body.error.code, 'DECK_FORBIDDEN');
-    const api = await server.api('GET', `/decks/${deckId}`, { token: other.token });
+    const api = await suite.server.api('GET', `/decks/${deckId}`, { token: other.token });
     // The same envelope; each call has its own request id.
     assert.deepEqual({ ...read.body.error, requestId: null }, { ...api.body.error, requestId: null });
     const review = await mcp.call('start_review', { deckId });
@@ -118,17 +116,17 @@ describe('MCP access', () => {
 
   test('should keep calls of different tokens apart when they run at once and one after another', async () => {
     // The SDK servers behind /mcp are reused from request to request: no call may see another's caller.
-    const other = await server.user();
-    const mine = await connect(user.token);
+    const other = await suite.server.user();
+    const mine = await connect(suite.user.token);
     const theirs = await connect(other.token);
     for (let round = 0; round < 3; round++) {
       const calls = await Promise.all(Array.from({ length: 8 }, (_, i) => {
-        const [mcp, owner] = i % 2 === 0 ? [mine, user] : [theirs, other];
+        const [mcp, owner] = i % 2 === 0 ? [mine, suite.user] : [theirs, other];
         return Promise.all([mcp.call('whoami'), mcp.call('get_deck', { deckId })]).then(([who, read]) => ({ owner, who, read }));
       }));
       for (const { owner, who, read } of calls) {
         assert.equal(who.body.userId, owner.userId);
-        if (owner === user) assert.equal(read.body.id, deckId);
+        if (owner === suite.user) assert.equal(read.body.id, deckId);
         else assert.equal(read.body.error.code, 'DECK_FORBIDDEN');
       }
     }
@@ -138,11 +136,11 @@ describe('MCP access', () => {
     const mcp = await connect('bound_mcp');
     const who = await mcp.call('whoami');
     assert.equal(who.body.source, 'oauth');
-    const atApi = await server.api('GET', '/whoami', { token: 'bound_mcp' });
+    const atApi = await suite.server.api('GET', '/whoami', { token: 'bound_mcp' });
     assert.equal(atApi.status, 401);
-    const apiToken = await rawMcp(server, INITIALIZE, { authorization: 'Bearer bound_api' });
+    const apiToken = await rawMcp(suite.server, INITIALIZE, { authorization: 'Bearer bound_api' });
     assert.equal(apiToken.status, 401, 'an API-bound token is refused at /mcp');
-    assert.equal((await server.api('GET', '/whoami', { token: 'bound_api' })).status, 200);
+    assert.equal((await suite.server.api('GET', '/whoami', { token: 'bound_api' })).status, 200);
   });
 
   test("should share the token's rate-limit bucket with the API: a 429 envelope in the tool result", async (t) => {

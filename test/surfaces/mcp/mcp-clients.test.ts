@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectMcp, TOOL_OPERATIONS, ToolResultChecker, type McpClientKind } from '../../helpers/mcp.ts';
 import { ROOT } from '../../helpers/process.ts';
-import { createDeck, startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { createDeck, buildForSuite } from '../../helpers/server.ts';
 
 const INSPECTOR = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 const MCP_REMOTE = path.join(ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
@@ -40,20 +40,18 @@ function inspector(args: string[], home: string): Promise<{ code: number | null;
 }
 
 describe('MCP clients in the wild (personal access token)', () => {
-  let server: TestServer;
-  let user: TestUser;
   let deckId: string;
   let checker: ToolResultChecker;
   const homes: string[] = [];
 
-  before(async () => {
-    ({ server, user } = await startServerWithUser());
-    ({ deckId } = await createDeck(server, user.token, 3));
-    checker = new ToolResultChecker(server.app.apiDocument());
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
-    await server.close();
     for (const home of homes) fs.rmSync(home, { recursive: true, force: true });
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    ({ deckId } = await createDeck(suite.server, suite.user.token, 3));
+    checker = new ToolResultChecker(suite.server.app.apiDocument());
   });
 
   const clients: [McpClientKind, string, RegExp][] = [
@@ -64,16 +62,16 @@ describe('MCP clients in the wild (personal access token)', () => {
   ];
   for (const [kind, label, revision] of clients) {
     test(`should serve ${label} through to tool calls, results and errors`, async () => {
-      const reader = await server.token(user.email, ['decks:read']);
-      const mcp = await connectMcp(server, reader.token, { client: kind, checker });
+      const reader = await suite.server.token(suite.user.email, ['decks:read']);
+      const mcp = await connectMcp(suite.server, reader.token, { client: kind, checker });
       try {
         assert.match(mcp.protocolVersion ?? '', revision, 'the revision negotiated');
         const { tools } = await mcp.client.listTools();
         assert.deepEqual(tools.map((t: { name: string }) => t.name).sort(), Object.keys(TOOL_OPERATIONS).sort());
         const who = await mcp.call('whoami');
-        assert.equal(who.body.userId, user.userId);
+        assert.equal(who.body.userId, suite.user.userId);
         const read = await mcp.call('get_deck', { deckId });
-        assert.deepEqual(read.body, (await server.api('GET', `/decks/${deckId}`, { token: user.token })).body, 'the API body as structuredContent');
+        assert.deepEqual(read.body, (await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token })).body, 'the API body as structuredContent');
         const refused = await mcp.call('append_cards', { deckId, idempotencyKey: `clients-${kind}`, cards: [{ front: 'Q', back: 'A' }] });
         assert.equal(refused.isError, true);
         assert.deepEqual({ error: { ...refused.body.error, requestId: undefined } }, { error: { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', requestId: undefined, details: { requiredScope: 'decks:write' } } },
@@ -91,7 +89,7 @@ describe('MCP clients in the wild (personal access token)', () => {
   test('should pass the Inspector CLI with --strict, in each protocol era, and answer its tool call', async () => {
     const home = clientHome();
     homes.push(home);
-    const common = [`${server.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${user.token}`, '--format', 'json'];
+    const common = [`${suite.server.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${suite.user.token}`, '--format', 'json'];
     for (const era of ['legacy', 'modern', 'auto']) {
       const list = await inspector([...common, '--protocol-era', era, '--method', 'tools/list', '--strict'], home);
       assert.equal(list.code, 0, `tools/list --strict (${era}) exited ${list.code}: ${list.stderr.slice(0, 2000)}`);
@@ -114,7 +112,7 @@ describe('MCP clients in the wild (personal access token)', () => {
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'NODE_TEST_CONTEXT') env[name] = value;
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [MCP_REMOTE, `${server.url}/mcp`, '--header', `Authorization:Bearer ${user.token}`],
+      args: [MCP_REMOTE, `${suite.server.url}/mcp`, '--header', `Authorization:Bearer ${suite.user.token}`],
       env: { ...env, HOME: home, MCP_REMOTE_CONFIG_DIR: path.join(home, '.mcp-auth') },
       stderr: 'pipe',
     });

@@ -3,27 +3,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connectMcp, DECK_TOOLS, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('MCP: deck lifecycle, public decks, search and fetch', () => {
-  let server: TestServer;
   let user: TestUser;
   let other: TestUser;
   let checker: ToolResultChecker;
   let mcp: McpSession;
   let otherMcp: McpSession;
-  before(async () => {
-    server = await startServer();
-    user = await server.user();
-    other = await server.user();
-    checker = new ToolResultChecker(server.app.apiDocument());
-    mcp = await connectMcp(server, user.token, { checker });
-    otherMcp = await connectMcp(server, other.token, { checker });
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await mcp.close();
     await otherMcp.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    user = await suite.server.user();
+    other = await suite.server.user();
+    checker = new ToolResultChecker(suite.server.app.apiDocument());
+    mcp = await connectMcp(suite.server, user.token, { checker });
+    otherMcp = await connectMcp(suite.server, other.token, { checker });
   });
 
   async function importDeck(session: McpSession, title: string, visibility = 'private'): Promise<string> {
@@ -83,11 +82,11 @@ describe('MCP: deck lifecycle, public decks, search and fetch', () => {
     assert.ok(ids.includes(deckId), JSON.stringify(found.body));
     const cardResult = found.body.results.find((r: { id: string }) => r.id.startsWith('crd_'));
     assert.ok(cardResult);
-    assert.equal(found.body.results.find((r: { id: string }) => r.id === deckId).url, `${server.config.publicUrl}/decks/${deckId}`);
+    assert.equal(found.body.results.find((r: { id: string }) => r.id === deckId).url, `${suite.server.config.publicUrl}/decks/${deckId}`);
     const deck = await mcp.call('fetch', { id: deckId });
     assert.equal(deck.body.title, 'Narwhal facts');
     assert.match(deck.body.text, /narwhal answer/);
-    assert.equal(deck.body.url, `${server.config.publicUrl}/decks/${deckId}`);
+    assert.equal(deck.body.url, `${suite.server.config.publicUrl}/decks/${deckId}`);
     assert.equal(deck.body.metadata.type, 'deck');
     const card = await mcp.call('fetch', { id: cardResult.id });
     assert.match(card.body.text, /Front:\n/);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connectMcp, OWN_RESULTS, TOOL_OPERATIONS, type McpSession } from '../../helpers/mcp.ts';
-import { startServerWithUser, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { inlineSchemaRefs } from '../../helpers/openapi.ts';
 import { OUTPUT_DROPPED } from '../../../src/surfaces/mcp/tool-schemas.ts';
 
@@ -70,20 +70,14 @@ function canonical(value: unknown): string {
 }
 
 describe('MCP tool schemas', () => {
-  let server: TestServer;
-  let token: string;
   let mcp: McpSession;
   let document: { paths: Record<string, Record<string, Operation>> };
+  // Before the suite's hooks: closed first, while the server still answers.
+  after(async () => { await mcp.close(); });
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    const started = await startServerWithUser();
-    server = started.server;
-    token = started.user.token;
-    mcp = await connectMcp(server, token);
-    document = inlineSchemaRefs(server.app.apiDocument()) as never;
-  });
-  after(async () => {
-    await mcp.close();
-    await server.close();
+    mcp = await connectMcp(suite.server, suite.user.token);
+    document = inlineSchemaRefs(suite.server.app.apiDocument()) as never;
   });
 
   test("should take exactly the API operation's path, query, header and body fields, with the same schemas", async () => {
@@ -149,9 +143,9 @@ describe('MCP tool schemas', () => {
   });
 
   test('should list the tools in at most 64 KB (DECISIONS "MCP")', async () => {
-    const res = await fetch(`${server.url}/mcp`, {
+    const res = await fetch(`${suite.server.url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      headers: { authorization: `Bearer ${suite.user.token}`, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     const bytes = Buffer.byteLength(await res.text());

@@ -4,21 +4,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connectMcp, type McpSession } from '../../helpers/mcp.ts';
-import { startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const MARKDOWN = '---\nversion: 1\nlang: en\n---\n# Elements\n\n## Front\nGold?\n\n## Back\nAu\n\n---\n\n## Front\nIron?\n\n## Back\nFe\n';
 
 describe('MCP tool summaries', () => {
-  let server: TestServer;
-  let user: TestUser;
   let mcp: McpSession;
-  before(async () => {
-    ({ server, user } = await startServerWithUser());
-    mcp = await connectMcp(server, user.token);
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await mcp.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    mcp = await connectMcp(suite.server, suite.user.token);
   });
 
   async function line(tool: string, args: Record<string, unknown> = {}): Promise<{ text: string; body: any }> {
@@ -28,7 +26,7 @@ describe('MCP tool summaries', () => {
   }
 
   test('should say what each tool did in one line', async () => {
-    assert.match((await line('whoami')).text, new RegExp(`^Token ".+" \\(\\S+, pat\\) of user ${user.userId}; scopes: decks:read, .+$`));
+    assert.match((await line('whoami')).text, new RegExp(`^Token ".+" \\(\\S+, pat\\) of user ${suite.user.userId}; scopes: decks:read, .+$`));
     assert.match((await line('get_capacity')).text, /^0 decks of (\d+|unlimited); another deck can be created$/);
     const imported = await line('import_deck', { markdown: MARKDOWN, idempotencyKey: 'summaries-import' });
     const deckId: string = imported.body.deckId;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { listTokenActivity } from '../../../src/modules/activity/activity.service.ts';
 import { connectMcp, DECK_TOOLS, TOOL_OPERATIONS, ToolResultChecker, type McpSession } from '../../helpers/mcp.ts';
-import { startServerWithUser, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 const MARKDOWN = `---
 version: 1
@@ -31,20 +31,18 @@ Symbol of iron?
 `;
 
 describe('MCP tools', () => {
-  let server: TestServer;
-  let user: TestUser;
   let mcp: McpSession;
   let checker: ToolResultChecker;
   let deckId: string;
 
-  before(async () => {
-    ({ server, user } = await startServerWithUser());
-    checker = new ToolResultChecker(server.app.apiDocument());
-    mcp = await connectMcp(server, user.token, { checker });
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await mcp.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    checker = new ToolResultChecker(suite.server.app.apiDocument());
+    mcp = await connectMcp(suite.server, suite.user.token, { checker });
   });
 
   test('should initialize with the server info, instructions and the tools, resources and prompts capabilities', () => {
@@ -90,7 +88,7 @@ describe('MCP tools', () => {
     assert.match((imported.content[0] as { text: string }).text, /Created deck "Elements"/);
 
     const read = await mcp.call('get_deck', { deckId });
-    const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+    const api = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token });
     assert.deepEqual(read.body, api.body, 'structuredContent is the API response body');
     assert.deepEqual(read.body.tags, ['chemistry']);
     assert.match((read.content[0] as { text: string }).text, /"Elements" \(dck_\w+, 2 cards/);
@@ -99,7 +97,7 @@ describe('MCP tools', () => {
   test('should ask the deck version board as the API does, so a held deck is not read from the database', async () => {
     // On SQLite the board is this process's memory and its version comes from versionOf alone;
     // on Redis it comes from the admission's read: both stores go through versionOf.
-    const board = server.app.services.deckVersions;
+    const board = suite.server.app.services.deckVersions;
     const asked: [string, string | null][] = [];
     const versionOf = board.versionOf.bind(board);
     board.versionOf = (id, value) => {
@@ -109,7 +107,7 @@ describe('MCP tools', () => {
     };
     try {
       const read = await mcp.call('get_deck', { deckId });
-      const api = await server.api('GET', `/decks/${deckId}`, { token: user.token });
+      const api = await suite.server.api('GET', `/decks/${deckId}`, { token: suite.user.token });
       assert.deepEqual(read.body, api.body);
       assert.deepEqual(asked, [[deckId, api.body.version], [deckId, api.body.version]], 'both reads found the version held');
     } finally {
@@ -124,8 +122,8 @@ describe('MCP tools', () => {
     const retried = await mcp.call('append_cards', args);
     assert.deepEqual(retried.body, first.body, 'the retry returns the first result');
     assert.match((retried.content[0] as { text: string }).text, /replayed/);
-    const api = await server.api('POST', `/decks/${deckId}/cards`, {
-      token: user.token, json: { cards: args.cards }, headers: { 'idempotency-key': args.idempotencyKey },
+    const api = await suite.server.api('POST', `/decks/${deckId}/cards`, {
+      token: suite.user.token, json: { cards: args.cards }, headers: { 'idempotency-key': args.idempotencyKey },
     });
     assert.equal(api.status, 200);
     assert.equal(api.headers.get('idempotent-replayed'), 'true', 'the API sees the MCP call under the same key');
@@ -186,7 +184,7 @@ describe('MCP tools', () => {
 
   test('should answer the account tools and list decks with paging', async () => {
     const who = await mcp.call('whoami');
-    assert.equal(who.body.userId, user.userId);
+    assert.equal(who.body.userId, suite.user.userId);
     assert.equal(who.body.source, 'pat');
     const capacity = await mcp.call('get_capacity');
     assert.equal(capacity.body.current_decks, 1);
@@ -222,15 +220,15 @@ describe('MCP tools', () => {
   test('should read, move, update in bulk and delete cards as the API does, and carry requestId in a tool error', async () => {
     const made = await mcp.call('import_deck', { deck: { title: 'Card tools' }, cards: [{ front: 'a', back: '1' }, { front: 'b', back: '2' }, { front: 'c', back: '3' }] });
     const id = made.body.deckId as string;
-    const cards = (await server.api('GET', `/decks/${id}`, { token: user.token })).body.cards as { id: string }[];
+    const cards = (await suite.server.api('GET', `/decks/${id}`, { token: suite.user.token })).body.cards as { id: string }[];
     const one = await mcp.call('get_card', { deckId: id, cardId: cards[1].id });
-    assert.deepEqual(one.body, (await server.api('GET', `/decks/${id}/cards/${cards[1].id}`, { token: user.token })).body);
+    assert.deepEqual(one.body, (await suite.server.api('GET', `/decks/${id}/cards/${cards[1].id}`, { token: suite.user.token })).body);
     const moved = await mcp.call('move_card', { deckId: id, cardId: cards[2].id, order: 0 });
     assert.equal(moved.body.card.order, 0);
     const bulk = await mcp.call('update_cards', { deckId: id, cards: [{ id: cards[0].id, back: 'one' }, { id: cards[1].id, back: 'two' }], idempotencyKey: 'mcp-bulk-1' });
     assert.deepEqual(bulk.body.cards.map((c: { back: string }) => c.back), ['one', 'two']);
-    const replay = await server.api('PATCH', `/decks/${id}/cards`, {
-      token: user.token, json: { cards: [{ id: cards[0].id, back: 'one' }, { id: cards[1].id, back: 'two' }] }, headers: { 'idempotency-key': 'mcp-bulk-1' },
+    const replay = await suite.server.api('PATCH', `/decks/${id}/cards`, {
+      token: suite.user.token, json: { cards: [{ id: cards[0].id, back: 'one' }, { id: cards[1].id, back: 'two' }] }, headers: { 'idempotency-key': 'mcp-bulk-1' },
     });
     assert.equal(replay.headers.get('idempotent-replayed'), 'true', 'the API sees the MCP call under the same key');
     const deleted = await mcp.call('delete_card', { deckId: id, cardId: cards[2].id, ifMatch: bulk.body.version });
@@ -249,17 +247,17 @@ describe('MCP tools', () => {
     const answered = await mcp.call('answer_card', { sessionId: session.body.id, cardId: session.body.cards[0], rating: 'again' });
     assert.equal(answered.body.progress.total, (session.body.cards as string[]).length + 1, 'again came back at the end');
     const due = await mcp.call('list_due', {});
-    assert.deepEqual(due.body, (await server.api('GET', '/reviews/due', { token: user.token })).body);
+    assert.deepEqual(due.body, (await suite.server.api('GET', '/reviews/due', { token: suite.user.token })).body);
     const schedule = await mcp.call('get_schedule', { deckId });
     assert.equal(schedule.body.cards.find((c: { cardId: string }) => c.cardId === session.body.cards[0]).state, 'learning');
     const sessions = await mcp.call('list_reviews', { deckId, limit: 1 });
     assert.equal(sessions.body.sessions[0].id, session.body.id);
-    assert.deepEqual(sessions.body, (await server.api('GET', `/reviews?deckId=${deckId}&limit=1`, { token: user.token })).body);
+    assert.deepEqual(sessions.body, (await suite.server.api('GET', `/reviews?deckId=${deckId}&limit=1`, { token: suite.user.token })).body);
   });
 
   test('should record every tool call in the token activity log as mcp:<tool>', async () => {
-    await server.app.activity.flush();
-    const entries = await listTokenActivity(server.app.services, { tokenId: user.tokenId, limit: 1000 });
+    await suite.server.app.activity.flush();
+    const entries = await listTokenActivity(suite.server.app.services, { tokenId: suite.user.tokenId, limit: 1000 });
     const mcpEntries = entries.filter((e) => e.route.startsWith('mcp:'));
     const routes = new Set(mcpEntries.map((e) => e.route));
     for (const tool of Object.keys(TOOL_OPERATIONS).filter((t) => !DECK_TOOLS.includes(t))) assert.ok(routes.has(`mcp:${tool}`), `mcp:${tool} recorded`);
@@ -282,8 +280,8 @@ describe('MCP tools', () => {
     assert.equal(imported.isError, undefined, JSON.stringify(imported.body));
     assert.equal(imported.body.cardCount, 2);
     assert.equal(imported.body.title, 'Elements from CSV');
-    const viaApi = await server.api('POST', '/decks/import?title=Elements%20from%20CSV', { token: user.token, body: csv, headers: { 'content-type': 'text/csv' } });
-    const [a, b] = await Promise.all([imported.body.deckId, viaApi.body.deckId].map(async (id: string) => (await server.api('GET', `/decks/${id}`, { token: user.token })).body));
+    const viaApi = await suite.server.api('POST', '/decks/import?title=Elements%20from%20CSV', { token: suite.user.token, body: csv, headers: { 'content-type': 'text/csv' } });
+    const [a, b] = await Promise.all([imported.body.deckId, viaApi.body.deckId].map(async (id: string) => (await suite.server.api('GET', `/decks/${id}`, { token: suite.user.token })).body));
     const cards = (deck: { cards: { id: string }[] }) => deck.cards.map(({ id: _id, ...rest }) => rest);
     assert.deepEqual(cards(a), cards(b));
     const both = await mcp.call('import_deck', { csv, markdown: MARKDOWN });

@@ -4,9 +4,8 @@
 // from before the app is imported (node:test runs each file in its own process), so a static import
 // of the SDK anywhere under the app would show here.
 import { registerHooks } from 'node:module';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TestServer, TestUser } from '../../helpers/server.ts';
 
 const loaded = new Set<string>();
 registerHooks({
@@ -19,27 +18,22 @@ registerHooks({
 const SDK = ['/node_modules/@modelcontextprotocol/server/', '/node_modules/@modelcontextprotocol/core/', '/src/surfaces/mcp/mcp-server.ts'];
 const loadedSdk = () => SDK.filter((part) => [...loaded].some((url) => url.includes(part)));
 
-let server: TestServer;
-let user: TestUser;
-
-before(async () => {
-  const { startServer } = await import('../../helpers/server.ts');
-  server = await startServer();
-  user = await server.user();
-});
-after(() => server.close());
+// Imported here, after the hook above, so that the app's own imports are recorded.
+const { buildForSuite } = await import('../../helpers/server.ts');
+// A socket: /mcp is called with fetch.
+const suite = buildForSuite({ socket: true });
 
 test('should start and serve the API, and refuse an unauthenticated MCP call, without loading the SDK', async () => {
-  assert.equal((await server.api('GET', '/whoami', { token: user.token })).status, 200);
-  const refused = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+  assert.equal((await suite.server.api('GET', '/whoami', { token: suite.user.token })).status, 200);
+  const refused = await fetch(`${suite.server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
   assert.equal(refused.status, 401);
   assert.deepEqual(loadedSdk(), []);
 });
 
 test('should load the SDK with the first authenticated MCP request and answer it', async () => {
-  const res = await fetch(`${server.url}/mcp`, {
+  const res = await fetch(`${suite.server.url}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-06-18' },
+    headers: { authorization: `Bearer ${suite.user.token}`, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-06-18' },
     body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
   });
   assert.equal(res.status, 200);
