@@ -2,19 +2,17 @@
 // one message for a failed sign-in, the throttle, and pages refused to the signed out. On both
 // stores (npm test runs the suite on SQLite and on PostgreSQL + Redis).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SESSION_COOKIE } from '../../../src/surfaces/page-security.ts';
 import { cli, runCli } from '../../helpers/process.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { alertText, newEmail, WebClient } from '../../helpers/web.ts';
 
 const PASSWORD = 'correct horse battery';
 
 describe('accounts in the browser', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer({ SIGNIN_ATTEMPTS_PER_MINUTE: '3', FAILED_AUTH_PER_MINUTE: '1000' }); });
-  after(async () => { await server.close(); });
-  const client = () => new WebClient(server.url);
+  const suite = buildForSuite({ env: { SIGNIN_ATTEMPTS_PER_MINUTE: '3', FAILED_AUTH_PER_MINUTE: '1000' }, socket: true });
+  const client = () => new WebClient(suite.server.url);
 
   test('should sign up, start a session in an HttpOnly SameSite=Lax cookie without Secure on http, and show the account', async () => {
     const web = client();
@@ -92,7 +90,7 @@ describe('accounts in the browser', () => {
     const foreign = await alice.post('/settings/tokens', { name: 'x', scopes: 'decks:read' }, mallory.csrf);
     assert.equal(foreign.status, 403);
     // Even with Mallory's secret cookie too: the token is bound to Mallory's session.
-    const withCookie = new WebClient(server.url);
+    const withCookie = new WebClient(suite.server.url);
     withCookie.cookies.set(SESSION_COOKIE, alice.cookies.get(SESSION_COOKIE) ?? '');
     withCookie.cookies.set('flashdeck_csrf', mallory.cookies.get('flashdeck_csrf') ?? '');
     assert.equal((await withCookie.post('/settings/tokens', { name: 'x', scopes: 'decks:read' }, mallory.csrf)).status, 403);
@@ -206,7 +204,7 @@ describe('accounts in the browser', () => {
 
   test('should set a password with `flashdeck users set-password` from stdin, which signs the user in', async () => {
     const email = newEmail('cli');
-    const env = { DATA_DIR: server.dataDir };
+    const env = { DATA_DIR: suite.server.dataDir };
     await cli(['users', 'add', email], env);
     // A user made by the CLI has no password yet: nothing signs them in.
     assert.equal((await client().signIn(email, PASSWORD)).status, 400);
@@ -220,27 +218,23 @@ describe('accounts in the browser', () => {
 });
 
 describe('the sign-in throttle per client address', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer({ FAILED_AUTH_PER_MINUTE: '5' }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { FAILED_AUTH_PER_MINUTE: '5' }, socket: true });
 
   test('should refuse sign-in from an address after FAILED_AUTH_PER_MINUTE failures on any accounts', async () => {
     const email = newEmail('addr');
-    await new WebClient(server.url).signUp(email);
-    for (let i = 0; i < 5; i++) assert.equal((await new WebClient(server.url).signIn(newEmail('spray'), PASSWORD)).status, 400);
-    const res = await new WebClient(server.url).signIn(email, PASSWORD);
+    await new WebClient(suite.server.url).signUp(email);
+    for (let i = 0; i < 5; i++) assert.equal((await new WebClient(suite.server.url).signIn(newEmail('spray'), PASSWORD)).status, 400);
+    const res = await new WebClient(suite.server.url).signIn(email, PASSWORD);
     assert.equal(res.status, 429);
     assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
   });
 });
 
 describe('accounts with SIGNUP=closed and an https PUBLIC_URL', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer({ SIGNUP: 'closed', PUBLIC_URL: 'https://flashdeck.example' }); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ env: { SIGNUP: 'closed', PUBLIC_URL: 'https://flashdeck.example' }, socket: true });
 
   test('should refuse sign-up with a 403 page and no form', async () => {
-    const web = new WebClient(server.url);
+    const web = new WebClient(suite.server.url);
     const page = await web.get('/signup');
     assert.equal(page.status, 403);
     assert.match(page.html, /Sign-up is closed/);
@@ -252,9 +246,9 @@ describe('accounts with SIGNUP=closed and an https PUBLIC_URL', () => {
 
   test('should mark the session and CSRF cookies Secure', async () => {
     const email = newEmail('secure');
-    await cli(['users', 'add', email], { DATA_DIR: server.dataDir });
-    await runCli(['users', 'set-password', email], { DATA_DIR: server.dataDir }, `${PASSWORD}\n`);
-    const web = new WebClient(server.url);
+    await cli(['users', 'add', email], { DATA_DIR: suite.server.dataDir });
+    await runCli(['users', 'set-password', email], { DATA_DIR: suite.server.dataDir }, `${PASSWORD}\n`);
+    const web = new WebClient(suite.server.url);
     assert.equal((await web.signIn(email)).status, 303);
     const session = web.setCookies.find((c) => c.startsWith(`${SESSION_COOKIE}=`));
     const csrf = web.setCookies.find((c) => c.startsWith('flashdeck_csrf='));

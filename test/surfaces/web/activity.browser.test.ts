@@ -8,31 +8,30 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/web.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('activity log in headless Chromium', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
   let context: BrowserContext;
 
-  before(async () => {
-    server = await startServer();
-    owner = await server.user();
-    browser = await launchChromium();
-    context = await hookedContext(browser, server.url);
-    await signInBrowser(context, server, owner);
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await context?.close();
     await browser?.close();
-    await server?.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    owner = await suite.server.user();
+    browser = await launchChromium();
+    context = await hookedContext(browser, suite.server.url);
+    await signInBrowser(context, suite.server, owner);
   });
 
   test('should show every call with its error code, uncut at 1280 px, with the rest one click away', async () => {
     const page = await context.newPage();
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${server.url}/settings/tokens/new`);
+    await page.goto(`${suite.server.url}/settings/tokens/new`);
     await page.getByLabel('Name', { exact: true }).fill('Agent');
     await page.getByRole('checkbox', { name: 'decks:read', exact: true }).check();
     await page.getByRole('button', { name: 'Create token', exact: true }).click();
@@ -40,10 +39,10 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
     await screenshot(page, 'token-created', 'learning');
     assert.deepEqual(await axeViolations(page), []);
 
-    await server.api('GET', '/decks/dck_doesnotexist000000000', { token, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 agent' } });
-    await server.api('POST', '/decks/import', { token, json: {} });
-    await server.api('GET', '/whoami', { token });
-    await server.app.activity.flush();
+    await suite.server.api('GET', '/decks/dck_doesnotexist000000000', { token, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 agent' } });
+    await suite.server.api('POST', '/decks/import', { token, json: {} });
+    await suite.server.api('GET', '/whoami', { token });
+    await suite.server.app.activity.flush();
     await page.getByRole('link', { name: 'Token details and activity' }).click();
     await page.getByRole('cell', { name: '404 DECK_NOT_FOUND' }).waitFor();
     await page.getByRole('cell', { name: '403 FORBIDDEN' }).waitFor();
@@ -64,16 +63,16 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
   test('should stack each call at 360 px, in view and still a table, with its details right under it', async () => {
     const page = await context.newPage();
     await page.setViewportSize({ width: 360, height: 800 });
-    await page.goto(`${server.url}/settings/tokens/new`);
+    await page.goto(`${suite.server.url}/settings/tokens/new`);
     await page.getByLabel('Name', { exact: true }).fill('Phone');
     await page.getByRole('checkbox', { name: 'decks:read', exact: true }).check();
     await page.getByRole('button', { name: 'Create token', exact: true }).click();
     const token = await page.getByRole('textbox', { name: 'New token', exact: true }).inputValue();
     // The longest route there is and a long user agent: both must wrap inside the block.
-    await server.api('POST', '/decks/dck_doesnotexist000000000/cards/crd_doesnotexist000000000/move', { token, json: { position: 1 } });
-    await server.api('GET', '/decks/dck_doesnotexist000000000', { token, headers: { 'user-agent': 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 agent' } });
-    await server.api('GET', '/whoami', { token });
-    await server.app.activity.flush();
+    await suite.server.api('POST', '/decks/dck_doesnotexist000000000/cards/crd_doesnotexist000000000/move', { token, json: { position: 1 } });
+    await suite.server.api('GET', '/decks/dck_doesnotexist000000000', { token, headers: { 'user-agent': 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36 agent' } });
+    await suite.server.api('GET', '/whoami', { token });
+    await suite.server.app.activity.flush();
     await page.getByRole('link', { name: 'Token details and activity' }).click();
 
     const region = page.getByRole('region', { name: 'Activity (scrolls sideways)' });
@@ -146,7 +145,7 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
 
   test('should say what Sign out everywhere did', async () => {
     const page = await context.newPage();
-    await page.goto(`${server.url}/settings/account`);
+    await page.goto(`${suite.server.url}/settings/account`);
     await page.getByRole('button', { name: 'Sign out everywhere', exact: true }).click();
     await page.getByRole('status').getByText(/You are signed out everywhere: \d+ sessions? ended/).waitFor();
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { ASSETS_DIR } from '../../../src/surfaces/web/web.surface.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 interface Raw { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
 
@@ -24,13 +24,11 @@ function rawGet(url: string, headers: Record<string, string> = {}): Promise<Raw>
 }
 
 describe('page assets', () => {
-  let server: TestServer;
   const css = fs.readFileSync(`${ASSETS_DIR}/site.css`);
-  before(async () => { server = await startServer(); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ socket: true });
 
   async function linkedCss(): Promise<string> {
-    const page = await (await fetch(`${server.url}/signin`)).text();
+    const page = await (await fetch(`${suite.server.url}/signin`)).text();
     const href = /<link rel="stylesheet" href="(\/assets\/site\.css\?v=[\w-]+)">/.exec(page)?.[1];
     assert.ok(href, 'the layout links site.css with its hash');
     assert.match(page, /<link rel="icon" href="\/assets\/favicon\.svg\?v=[\w-]+"/);
@@ -39,7 +37,7 @@ describe('page assets', () => {
 
   test('should link the stylesheet with its hash and serve that URL for a year, with the file as it is on disk', async () => {
     const href = await linkedCss();
-    const res = await fetch(`${server.url}${href}`);
+    const res = await fetch(`${suite.server.url}${href}`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(res.headers.get('content-type'), 'text/css; charset=utf-8');
@@ -48,7 +46,7 @@ describe('page assets', () => {
   });
 
   test('should send br, gzip or no encoding as Accept-Encoding allows, each with its own ETag, and 304 to a matching If-None-Match', async () => {
-    const url = `${server.url}${await linkedCss()}`;
+    const url = `${suite.server.url}${await linkedCss()}`;
     const br = await rawGet(url, { 'accept-encoding': 'gzip, deflate, br' });
     assert.equal(br.headers['content-encoding'], 'br');
     assert.equal(br.headers.vary, 'Accept-Encoding');
@@ -70,15 +68,15 @@ describe('page assets', () => {
 
   test('should answer the plain path and an old hash with the short cache, and an unknown asset with the 404 page', async () => {
     for (const path of ['/assets/site.css', '/assets/site.css?v=old', '/assets/copy.js', '/assets/favicon.svg']) {
-      const res = await fetch(`${server.url}${path}`);
+      const res = await fetch(`${suite.server.url}${path}`);
       assert.equal(res.status, 200, path);
       assert.equal(res.headers.get('cache-control'), 'public, max-age=3600', path);
       await res.arrayBuffer();
     }
-    const missing = await fetch(`${server.url}/assets/nothing.css`);
+    const missing = await fetch(`${suite.server.url}/assets/nothing.css`);
     assert.equal(missing.status, 404);
     assert.match(await missing.text(), /Page not found/);
-    const katex = await fetch(`${server.url}/assets/katex/katex.min.css`);
+    const katex = await fetch(`${suite.server.url}/assets/katex/katex.min.css`);
     assert.equal(katex.status, 200);
     await katex.arrayBuffer();
   });

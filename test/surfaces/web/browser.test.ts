@@ -7,29 +7,28 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, browserSkipReason, launchChromium, screenshot } from '../../helpers/browser.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { newEmail } from '../../helpers/web.ts';
 
 const PHONE = { width: 360, height: 740 };
 
 describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   const consoleErrors: string[] = [];
 
+  // Before the suite's hooks: closed first, while the server still answers.
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+  });
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    server = await startServer();
     browser = await launchChromium();
     context = await browser.newContext({ viewport: PHONE });
     page = await context.newPage();
     page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
-  });
-  after(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.close();
   });
 
   /** axe-core finds nothing, the page fits a phone's width, and a screenshot is kept. */
@@ -43,7 +42,7 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
   }
 
   test('should sign up, make a token, see its use, revoke it, and sign out, by accessible names', async () => {
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await check('home-signed-out');
 
     await page.getByRole('link', { name: 'Sign up', exact: true }).first().click();
@@ -84,7 +83,7 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     await page.getByRole('link', { name: 'All tokens', exact: true }).click();
     assert.equal(await page.getByRole('link', { name: 'Browser token', exact: true }).count(), 1, 'one token was made');
 
-    const whoami = await server.api('GET', '/whoami', { token });
+    const whoami = await suite.server.api('GET', '/whoami', { token });
     assert.equal(whoami.status, 200);
     assert.deepEqual(whoami.body.scopes, ['decks:read', 'reviews:write']);
 
@@ -107,7 +106,7 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     const revokedAt = Date.now();
     let status = 200;
     while (status !== 401 && Date.now() - revokedAt < 5000) {
-      status = (await server.api('GET', '/whoami', { token })).status;
+      status = (await suite.server.api('GET', '/whoami', { token })).status;
       if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(status, 401, 'the API refuses the revoked token within 5 seconds');
@@ -118,8 +117,8 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     await check('account');
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(`${server.url}/`);
-    await page.goto(`${server.url}/settings/tokens`);
+    await page.waitForURL(`${suite.server.url}/`);
+    await page.goto(`${suite.server.url}/settings/tokens`);
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/signin');
     assert.equal(new URL(page.url()).searchParams.get('next'), '/settings/tokens');
@@ -131,7 +130,7 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Personal access tokens', level: 1 }).waitFor();
 
-    await page.goto(`${server.url}/no-such-page`);
+    await page.goto(`${suite.server.url}/no-such-page`);
     await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
     // Chromium logs the page's own 404 status as a console error; nothing else may be logged.
     assert.equal(consoleErrors.length, 1);

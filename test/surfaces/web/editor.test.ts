@@ -2,11 +2,11 @@
 // services with the deck's version as If-Match, a concurrent change shown without losing what was
 // typed, the web card-write bucket.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { CARD_WRITE_LIMITS } from '../../../src/policy/policy.ts';
 import { formAt, signedIn, signedOut } from '../../helpers/web.ts';
 import { png, SVG } from '../../helpers/images.ts';
-import { manualClock, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { manualClock, type TestServer, type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 async function importDeck(server: TestServer, user: TestUser, cards = 3): Promise<{ deckId: string; cardIds: string[] }> {
   const res = await server.api('POST', '/decks/import', {
@@ -20,25 +20,23 @@ async function importDeck(server: TestServer, user: TestUser, cards = 3): Promis
 
 describe('owner editor', () => {
   const time = manualClock('2026-03-02T10:00:05Z');
-  let server: TestServer;
   let owner: TestUser;
+  const suite = buildForSuite({ overrides: { clock: time.clock }, socket: true });
   before(async () => {
-    server = await startServer({}, { clock: time.clock });
-    owner = await server.user();
+    owner = await suite.server.user();
   });
-  after(() => server.close());
 
   test('should save a card edited in the editor with the deck\'s version as If-Match, and the API reads the change', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[1]}`);
     assert.equal(page.status, 200);
     const action = `/decks/${deckId}/edit/cards/${cardIds[1]}`;
-    const before = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const before = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(formAt(page.text, action).fields.version, before.body.version);
     const saved = await browser.submit(page.text, action, { front: 'Edited **front**', backType: 'text', subject: 'Biology', backImageUrl: 'https://img.example/a.png', backImageAlt: 'A cell' });
     assert.equal(saved.status, 303, saved.text);
-    const card = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[1];
+    const card = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[1];
     assert.equal(card.front, 'Edited **front**');
     assert.equal(card.back, 'Back 2');
     assert.equal(card.extras.backType, 'text');
@@ -50,11 +48,11 @@ describe('owner editor', () => {
   });
 
   test('should refuse a save over a concurrent API change, say so, keep what was typed, and save on the second try', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
     time.ms += 1000;
-    const elsewhere = await server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { back: 'Changed through the API' } });
+    const elsewhere = await suite.server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { back: 'Changed through the API' } });
     assert.equal(elsewhere.status, 200);
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}`;
     const typed = 'What I typed <kbd>meanwhile</kbd>\nover two lines';
@@ -65,18 +63,18 @@ describe('owner editor', () => {
     const form = formAt(conflict.text, action);
     assert.equal(form.fields.front, typed, 'the typed text is kept');
     assert.match(conflict.text, /Saved version[\s\S]*Changed through the API/, 'the concurrent change is shown');
-    const unchanged = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const unchanged = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(unchanged.body.cards[0].front, 'Front 1', 'nothing was overwritten');
     assert.equal(form.fields.version, unchanged.body.version, 'a second save is checked against the current version');
     const again = await browser.request('POST', action, form.fields);
     assert.equal(again.status, 303);
-    const after = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const after = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(after.body.cards[0].front, typed);
   });
 
   test('should keep what was typed when the API\'s validation refuses a field', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}`;
     const res = await browser.submit(page.text, action, { front: 'Kept', frontImageUrl: 'http://insecure.example/x.png' });
@@ -88,11 +86,11 @@ describe('owner editor', () => {
   });
 
   test('should show the deck details as saved by a concurrent change beside what was typed, and overwrite them only on the second save', async () => {
-    const { deckId } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit`);
     time.ms += 1000;
-    const elsewhere = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Written <b>through</b> the API' } });
+    const elsewhere = await suite.server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Written <b>through</b> the API' } });
     assert.equal(elsewhere.status, 200);
     const action = `/decks/${deckId}/edit/deck`;
     const conflict = await browser.submit(page.text, action, { title: 'Typed title' });
@@ -100,18 +98,18 @@ describe('owner editor', () => {
     assert.match(conflict.text, /This deck was changed meanwhile/);
     assert.equal(formAt(conflict.text, action).fields.title, 'Typed title', 'the typed title is kept');
     assert.match(conflict.text, /Saved version[\s\S]*Written &lt;b&gt;through&lt;\/b&gt; the API/, 'the concurrent change is shown, escaped');
-    const unchanged = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const unchanged = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(unchanged.body.title, 'Editor deck', 'nothing was overwritten');
     assert.equal(unchanged.body.description, 'Written <b>through</b> the API');
   });
 
   test('should add a card, move it to the top, and save the deck details, all read back through the API', async () => {
-    const { deckId } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     let page = await browser.get(`/decks/${deckId}/edit`);
     const added = await browser.submit(page.text, `/decks/${deckId}/edit/cards`, { front: 'New front', back: 'New back', cardType: 'definition' });
     assert.equal(added.status, 303, added.text);
-    let deck = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
+    let deck = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
     assert.equal(deck.cards.length, 4);
     const newId = deck.cards[3].id;
     assert.equal(deck.cards[3].extras.cardType, 'definition');
@@ -122,7 +120,7 @@ describe('owner editor', () => {
     page = await browser.get(`/decks/${deckId}/edit?card=${newId}`);
     const moved = await browser.submit(page.text, `/decks/${deckId}/edit/cards/${newId}/move`, { to: '1' });
     assert.equal(moved.status, 303, moved.text);
-    deck = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
+    deck = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
     assert.deepEqual(deck.cards.map((c: any) => c.front), ['New front', 'Front 1', 'Front 2', 'Front 3']);
     assert.deepEqual(deck.cards.map((c: any) => c.order), [0, 1, 2, 3]);
     page = await browser.get(moved.location!);
@@ -132,7 +130,7 @@ describe('owner editor', () => {
       title: 'Renamed', description: 'About cells', tags: 'bio, exam,  , Bio', visibility: 'unlisted', lang: 'fr',
     });
     assert.equal(details.status, 303, details.text);
-    deck = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
+    deck = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body;
     assert.equal(deck.title, 'Renamed');
     assert.equal(deck.description, 'About cells');
     assert.deepEqual(deck.tags, ['bio', 'exam']);
@@ -141,8 +139,8 @@ describe('owner editor', () => {
   });
 
   test('should render the live preview with the card renderer, escaping what the html allowlist does not keep', async () => {
-    const { deckId } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit`);
     const fields = formAt(page.text, `/decks/${deckId}/edit/cards`).fields;
     const res = await browser.request('POST', `/decks/${deckId}/edit/preview`, { ...fields, front: '<mark>x</mark><script>alert(1)</script>', frontType: 'html', back: '- ✓ yes' });
@@ -153,18 +151,18 @@ describe('owner editor', () => {
   });
 
   test('should give the editor of another person\'s deck the 404 page, and its saves too', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const other = await signedIn(server, await server.user());
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const other = await signedIn(suite.server, await suite.server.user());
     assert.equal((await other.get(`/decks/${deckId}/edit`)).status, 404);
     const res = await other.request('POST', `/decks/${deckId}/edit/cards/${cardIds[0]}`, { _csrf: await other.sessionCsrf(), version: '*', front: 'hijack' });
     assert.equal(res.status, 404);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].front, 'Front 1');
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0].front, 'Front 1');
   });
 
   test(`should refuse card write ${CARD_WRITE_LIMITS.perMinute + 1} of a minute with the 429 page and Retry-After, apart from the person's token bucket`, async () => {
     time.ms = Date.parse('2026-03-02T11:00:05Z');
-    const { deckId, cardIds } = await importDeck(server, owner, 2);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner, 2);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}/move`;
     const fields = formAt(page.text, action).fields;
@@ -177,7 +175,7 @@ describe('owner editor', () => {
     assert.equal(refused.headers.get('retry-after'), '55');
     assert.match(refused.headers.get('content-type') ?? '', /^text\/html/);
     // The API's token bucket is another bucket: the same person's token still writes.
-    const api = await server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { front: 'Through the API' } });
+    const api = await suite.server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { front: 'Through the API' } });
     assert.equal(api.status, 200);
     time.ms += 60_000;
     const fresh = formAt((await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`)).text, action).fields;
@@ -185,42 +183,42 @@ describe('owner editor', () => {
   });
 
   test('should store an image chosen in the card form in the media store and show it on the card', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
     const action = `/decks/${deckId}/edit/cards/${cardIds[0]}`;
     const image = new File([png(8, 6)], 'cell.png', { type: 'image/png' });
     const saved = await browser.upload(page.text, action, { frontImageAlt: 'A cell' }, { frontImageFile: image });
     assert.equal(saved.status, 303, saved.text);
-    const card = (await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0];
+    const card = (await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards[0];
     assert.match(card.frontMedia.imageUrl, /^\/media\/[0-9a-f]{64}\.png$/);
     assert.equal(card.frontMedia.imageAlt, 'A cell');
-    const served = await fetch(`${server.url}${card.frontMedia.imageUrl}`);
+    const served = await fetch(`${suite.server.url}${card.frontMedia.imageUrl}`);
     assert.equal(served.status, 200);
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), png(8, 6));
   });
 
   test('should refuse an SVG chosen as an image, naming the Image file field, and keep what was typed', async () => {
-    const { deckId } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit`);
     const action = `/decks/${deckId}/edit/cards`;
     const refused = await browser.upload(page.text, action, { front: 'Typed front' }, { backImageFile: new File([SVG], 'x.svg', { type: 'image/svg+xml' }) });
     assert.equal(refused.status, 415);
     assert.match(refused.text, /Image file: SVG images are not accepted/);
     assert.equal(formAt(refused.text, action).fields.front, 'Typed front');
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3, 'no card was added');
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3, 'no card was added');
   });
 
   test('should list only the cards holding every word searched, in any side, and keep the search while a card is open', async () => {
-    const res = await server.api('POST', '/decks/import', {
+    const res = await suite.server.api('POST', '/decks/import', {
       token: owner.token,
       json: { deck: { title: 'Search deck', lang: 'es' }, cards: [
         { front: 'Hola', back: 'Hello' }, { front: 'Adiós', back: 'Goodbye, see you' }, { front: 'Gracias', back: 'Thank you' },
       ] },
     });
     const deckId = res.body.deckId;
-    const browser = await signedIn(server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?q=${encodeURIComponent('adios SEE')}`);
     assert.equal(page.status, 200);
     assert.match(page.text, /1 card matches/);
@@ -232,8 +230,8 @@ describe('owner editor', () => {
   });
 
   test('should delete the open card with Delete card, and the later cards move up', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[1]}`);
     const action = `/decks/${deckId}/edit/cards/${cardIds[1]}/delete`;
     assert.equal((await browser.submit(page.text, action, { _csrf: 'forged' })).status, 403);
@@ -241,25 +239,25 @@ describe('owner editor', () => {
     assert.equal(deleted.status, 303, deleted.text);
     assert.equal(deleted.location, `/decks/${deckId}/edit?saved=deleted`);
     assert.match((await browser.get(`/decks/${deckId}/edit?saved=deleted`)).text, /Card deleted\./);
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.deepEqual(read.body.cards.map((c: any) => [c.id, c.order]), [[cardIds[0], 0], [cardIds[2], 1]]);
   });
 
   test('should not delete a card over a change made meanwhile, and say so', async () => {
-    const { deckId, cardIds } = await importDeck(server, owner);
-    const browser = await signedIn(server, owner);
+    const { deckId, cardIds } = await importDeck(suite.server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get(`/decks/${deckId}/edit?card=${cardIds[0]}`);
     time.ms += 1000;
-    assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { title: 'Renamed' } })).status, 200);
+    assert.equal((await suite.server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { title: 'Renamed' } })).status, 200);
     const refused = await browser.submit(page.text, `/decks/${deckId}/edit/cards/${cardIds[0]}/delete`);
     assert.equal(refused.status, 409);
     assert.match(refused.text, /This deck was changed meanwhile/);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3);
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).body.cards.length, 3);
   });
 
   test('should send a signed-out visitor of the editor elsewhere, never show the form', async () => {
-    const { deckId } = await importDeck(server, owner);
-    const res = await signedOut(server).get(`/decks/${deckId}/edit`);
+    const { deckId } = await importDeck(suite.server, owner);
+    const res = await signedOut(suite.server).get(`/decks/${deckId}/edit`);
     assert.notEqual(res.status, 200);
     assert.doesNotMatch(res.text, /Deck details/);
   });

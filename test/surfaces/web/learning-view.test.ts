@@ -1,9 +1,9 @@
 // The learning view (/decks/:deckId) over HTTP, on the run's store: who sees which deck, and the
 // owner's review recorded through the review service (read back through the API).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { formAt, signedIn, signedOut, type WebClient } from '../../helpers/web.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestServer, type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 /** The page with what differs between two responses (request ids, tokens) left out. */
 function normalised(html: string): string {
@@ -23,22 +23,20 @@ async function importDeck(server: TestServer, user: TestUser, visibility: string
 }
 
 describe('learning view', () => {
-  let server: TestServer;
   let owner: TestUser;
   let other: TestUser;
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    server = await startServer();
-    owner = await server.user();
-    other = await server.user();
+    owner = await suite.server.user();
+    other = await suite.server.user();
   });
-  after(() => server.close());
 
   test('should show a private deck to its owner only, and to anyone else the same 404 page as a deck that does not exist', async () => {
-    const deckId = await importDeck(server, owner, 'private');
-    const mine = await (await signedIn(server, owner)).get(`/decks/${deckId}`);
+    const deckId = await importDeck(suite.server, owner, 'private');
+    const mine = await (await signedIn(suite.server, owner)).get(`/decks/${deckId}`);
     assert.equal(mine.status, 200);
     assert.match(mine.text, /A private deck/);
-    for (const visitor of [signedOut(server), await signedIn(server, other)]) {
+    for (const visitor of [signedOut(suite.server), await signedIn(suite.server, other)]) {
       const missing = await visitor.get('/decks/dck_doesnotexist000000');
       assert.equal(missing.status, 404);
       const res = await visitor.get(`/decks/${deckId}`);
@@ -49,8 +47,8 @@ describe('learning view', () => {
   });
 
   test('should show an unlisted deck to a signed-out visitor, marked noindex', async () => {
-    const deckId = await importDeck(server, owner, 'unlisted');
-    const res = await signedOut(server).get(`/decks/${deckId}`);
+    const deckId = await importDeck(suite.server, owner, 'unlisted');
+    const res = await signedOut(suite.server).get(`/decks/${deckId}`);
     assert.equal(res.status, 200);
     assert.match(res.text, /Question 1/);
     assert.equal(res.headers.get('x-robots-tag'), 'noindex');
@@ -58,8 +56,8 @@ describe('learning view', () => {
   });
 
   test('should show a public deck to anyone, indexable, one card at a time with Previous and Next', async () => {
-    const deckId = await importDeck(server, owner, 'public');
-    const visitor = await signedIn(server, other);
+    const deckId = await importDeck(suite.server, owner, 'public');
+    const visitor = await signedIn(suite.server, other);
     const first = await visitor.get(`/decks/${deckId}`);
     assert.equal(first.status, 200);
     assert.equal(first.headers.get('x-robots-tag'), null);
@@ -77,15 +75,15 @@ describe('learning view', () => {
   });
 
   test('should refuse a rating of a deck one does not own as if the deck did not exist', async () => {
-    const deckId = await importDeck(server, owner, 'public');
-    const visitor = await signedIn(server, other);
+    const deckId = await importDeck(suite.server, owner, 'public');
+    const visitor = await signedIn(suite.server, other);
     const res = await visitor.request('POST', `/decks/${deckId}/review`, { _csrf: await visitor.sessionCsrf(), sessionId: 'rev_x', cardId: 'crd_x', rating: 'good' });
     assert.equal(res.status, 404);
   });
 
   test('should record the owner\'s ratings as a review session, resume it on reload, and show its statistics and due times at the end', async () => {
-    const deckId = await importDeck(server, owner, 'private', 3);
-    const browser: WebClient = await signedIn(server, owner);
+    const deckId = await importDeck(suite.server, owner, 'private', 3);
+    const browser: WebClient = await signedIn(suite.server, owner);
     let page = await browser.get(`/decks/${deckId}`);
     assert.equal(page.status, 200);
     const action = `/decks/${deckId}/review`;
@@ -103,7 +101,7 @@ describe('learning view', () => {
     assert.equal(formAt(page.text, action).fields.sessionId, sessionId);
     // A relearn session (DECISIONS): the card rated Again comes back at the end, a fourth place.
     assert.match(page.text, /Card 3 of 4 · 2 answered/);
-    const read = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(read.status, 200);
     assert.equal(read.body.status, 'active');
     assert.deepEqual(read.body.answers.map((a: any) => a.rating), ratings);
@@ -122,16 +120,16 @@ describe('learning view', () => {
     assert.match(done.text, /<dt>Answered<\/dt><dd>4 of 4<\/dd>/);
     assert.match(done.text, /<dt>Again<\/dt><dd>1<\/dd>/);
     assert.match(done.text, /<dt>Accuracy<\/dt><dd>75 %<\/dd>/);
-    const completed = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
+    const completed = await suite.server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(completed.body.status, 'completed');
     for (const due of completed.body.stats.nextDue) assert.ok(done.text.includes(`datetime="${due.due}"`), due.due);
   });
 
   test('should resume through the learning view a session started through the API', async () => {
-    const deckId = await importDeck(server, owner, 'private', 2);
-    const started = await server.api('POST', '/reviews', { token: owner.token, json: { deckId } });
+    const deckId = await importDeck(suite.server, owner, 'private', 2);
+    const started = await suite.server.api('POST', '/reviews', { token: owner.token, json: { deckId } });
     assert.equal(started.status, 201);
-    const page = await (await signedIn(server, owner)).get(`/decks/${deckId}`);
+    const page = await (await signedIn(suite.server, owner)).get(`/decks/${deckId}`);
     assert.equal(formAt(page.text, `/decks/${deckId}/review`).fields.sessionId, started.body.id);
   });
 });

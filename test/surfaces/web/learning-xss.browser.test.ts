@@ -12,7 +12,7 @@ import { XSS_CORPUS } from '../../fixtures/xss-corpus.ts';
 import { browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/web.ts';
 import { ALLOWED_ELEMENTS } from '../../helpers/rendered-html.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 const imageUrl = new RegExp(IMAGE_URL_PATTERN);
 
@@ -55,32 +55,31 @@ async function domProblems(page: Page, selector: string): Promise<string[]> {
 }
 
 describe('the XSS corpus in headless Chromium', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
   const decks: { type: string; deckId: string; cardIds: string[] }[] = [];
+  // Before the suite's hooks: closed first, while the server still answers.
+  after(async () => {
+    await browser?.close();
+  });
+  const suite = buildForSuite({ socket: true });
   before(async () => {
-    server = await startServer();
-    owner = await server.user();
+    owner = await suite.server.user();
     for (const type of CONTENT_TYPES) {
-      const res = await server.api('POST', '/decks/import', {
+      const res = await suite.server.api('POST', '/decks/import', {
         token: owner.token,
         json: { deck: { title: `XSS in ${type}`, lang: 'en', visibility: 'public' }, cards: Array.from({ length: HALF }, (_, k) => card(k, type)) },
       });
       assert.equal(res.status, 201, res.text);
-      const deck = await server.api('GET', `/decks/${res.body.deckId}`, { token: owner.token });
+      const deck = await suite.server.api('GET', `/decks/${res.body.deckId}`, { token: owner.token });
       decks.push({ type, deckId: res.body.deckId, cardIds: deck.body.cards.map((c: any) => c.id) });
     }
     browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
 
   test(`should run no script, open no dialog, violate no CSP and keep the DOM to the renderer's elements for the ${XSS_CORPUS.length} payloads of the corpus in every content type in the learning view`, async () => {
     assert.ok(XSS_CORPUS.length >= 40);
-    const context = await hookedContext(browser, server.url);
+    const context = await hookedContext(browser, suite.server.url);
     const seen: string[] = [];
     try {
       // One page per content type, side by side: the page loads are the time this test takes.
@@ -89,7 +88,7 @@ describe('the XSS corpus in headless Chromium', { skip: browserSkipReason() }, (
         watchDialogs(page, seen);
         for (let k = 0; k < HALF; k++) {
           // A signed-out visitor of the public deck, the answer shown: front, back, info, images.
-          await page.goto(`${server.url}/decks/${deckId}?card=${k + 1}&answer=1`, { waitUntil: 'load' });
+          await page.goto(`${suite.server.url}/decks/${deckId}?card=${k + 1}&answer=1`, { waitUntil: 'load' });
           const label = `${type} / ${payloadAt(k).name} / ${payloadAt(k + HALF).name}`;
           assert.deepEqual(await pageProblems(page), [], label);
           assert.deepEqual(await domProblems(page, '[data-learn-card] :is(.card-side, .card-content, .card-chrome)'), [], label);
@@ -109,13 +108,13 @@ describe('the XSS corpus in headless Chromium', { skip: browserSkipReason() }, (
     // One editor per content type, side by side, each in its own context on a clock the test
     // moves (a context has one clock): the preview's 250 ms pause after typing passes at once.
     await Promise.all(CONTENT_TYPES.map(async (type) => {
-      const context = await hookedContext(browser, server.url);
+      const context = await hookedContext(browser, suite.server.url);
       try {
-        await signInBrowser(context, server, owner);
+        await signInBrowser(context, suite.server, owner);
         await context.clock.install();
         const page = await context.newPage();
         watchDialogs(page, seen);
-        await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`, { waitUntil: 'load' });
+        await page.goto(`${suite.server.url}/decks/${deckId}/edit?card=${cardIds[0]}`, { waitUntil: 'load' });
         assert.deepEqual(await domProblems(page, '[data-preview]'), [], 'server-rendered preview');
         const front = page.getByLabel('Front', { exact: true });
         await page.getByRole('group', { name: 'Front side' }).getByLabel('Content type').selectOption(type);

@@ -8,19 +8,18 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { setPassword } from '../../../src/modules/users/users.service.ts';
 import { signInBrowser, TEST_PASSWORD } from '../../helpers/web.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('learning view and editor in headless Chromium', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let owner: TestUser;
   let other: TestUser;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
   async function pageAs(user: TestUser | null): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, server.url);
+    const context = await hookedContext(browser, suite.server.url);
     contexts.push(context);
-    if (user !== null) await signInBrowser(context, server, user);
+    if (user !== null) await signInBrowser(context, suite.server, user);
     const page = await context.newPage();
     const seen: string[] = [];
     watchDialogs(page, seen);
@@ -28,22 +27,22 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
   }
 
   async function importDeck(visibility: string, cards: { front: string; back: string }[]): Promise<{ deckId: string; cardIds: string[] }> {
-    const res = await server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title: `A ${visibility} deck`, lang: 'en', visibility }, cards } });
+    const res = await suite.server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title: `A ${visibility} deck`, lang: 'en', visibility }, cards } });
     assert.equal(res.status, 201, res.text);
-    const deck = await server.api('GET', `/decks/${res.body.deckId}`, { token: owner.token });
+    const deck = await suite.server.api('GET', `/decks/${res.body.deckId}`, { token: owner.token });
     return { deckId: res.body.deckId, cardIds: deck.body.cards.map((c: any) => c.id) };
   }
 
-  before(async () => {
-    server = await startServer();
-    owner = await server.user();
-    other = await server.user();
-    browser = await launchChromium();
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
-    await server?.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    owner = await suite.server.user();
+    other = await suite.server.user();
+    browser = await launchChromium();
   });
 
   test('should study a deck with the keyboard and record the session the API reads', async () => {
@@ -53,7 +52,7 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
       { front: 'Third', back: 'Three' },
     ]);
     const { page, seen } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     const answer = page.getByRole('heading', { name: 'Answer' });
     const sessionId = await page.locator('input[name="sessionId"]').inputValue();
     // A relearn session (DECISIONS): the card rated Again (1) comes back at the end, rated Good (3).
@@ -68,7 +67,7 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
     }
     await page.getByRole('heading', { name: 'Session complete' }).waitFor();
     await screenshot(page, 'learning-view-complete', 'learning');
-    const read = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.equal(read.status, 200);
     assert.equal(read.body.status, 'completed');
     assert.deepEqual(read.body.answers.map((a: any) => a.rating), ['good', 'again', 'easy', 'good']);
@@ -81,13 +80,13 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
   test('should save a card edited in the editor, and the API reads the change', async () => {
     const { deckId, cardIds } = await importDeck('private', [{ front: 'Old front', back: 'Old back' }]);
     const { page } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     await page.getByLabel('Front', { exact: true }).fill('New **front**');
     await page.getByRole('region', { name: 'Preview' }).getByText('front', { exact: true }).waitFor();
     await screenshot(page, 'editor-preview', 'learning');
     await page.getByRole('form', { name: 'Card 1' }).getByRole('button', { name: 'Save' }).click();
     await page.getByText('Card saved.').waitFor();
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(read.body.cards[0].front, 'New **front**');
     assert.deepEqual(await pageProblems(page), []);
   });
@@ -96,10 +95,10 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
     const { deckId, cardIds } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
     const { page } = await pageAs(owner);
     const once = async (what: string, locator: ReturnType<Page['getByLabel']>) => assert.equal(await locator.count(), 1, what);
-    await page.goto(`${server.url}/decks/${deckId}/edit`);
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit`);
     for (const name of ['Title', 'Description', 'Front', 'Back']) await once(`label ${name}`, page.getByLabel(name));
     for (const name of ['Save', 'Add card']) await once(`button ${name}`, page.getByRole('button', { name }));
-    await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     for (const name of ['Front', 'Back']) await once(`label ${name}`, page.getByLabel(name));
     await once('button Save', page.getByRole('button', { name: 'Save' }));
     await screenshot(page, 'editor-card', 'learning');
@@ -122,12 +121,12 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
   test('should show a concurrent API change when the editor saves, keeping what was typed', async () => {
     const { deckId, cardIds } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
     const { page } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
-    const patched = await server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { back: 'Changed by an agent' } });
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
+    const patched = await suite.server.api('PATCH', `/decks/${deckId}/cards/${cardIds[0]}`, { token: owner.token, json: { back: 'Changed by an agent' } });
     assert.equal(patched.status, 200);
     await saveOverAChange(page, { form: 'Card 1', field: 'Front', typed: 'Typed in the editor', shown: 'Changed by an agent' });
     await screenshot(page, 'editor-conflict', 'learning');
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(read.body.cards[0].front, 'Front', 'nothing was overwritten');
   });
 
@@ -135,8 +134,8 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
     const { deckId } = await importDeck('private', [{ front: 'Front', back: 'Back' }]);
     const { page } = await pageAs(owner);
     await page.setViewportSize({ width: 360, height: 800 });
-    await page.goto(`${server.url}/decks/${deckId}/edit`);
-    const patched = await server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Described by an agent' } });
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit`);
+    const patched = await suite.server.api('PATCH', `/decks/${deckId}`, { token: owner.token, json: { description: 'Described by an agent' } });
     assert.equal(patched.status, 200);
     await saveOverAChange(page, { form: 'Deck details', field: 'Title', typed: 'Typed title', shown: 'Described by an agent' });
     await screenshot(page, 'editor-deck-conflict-360', 'learning');
@@ -151,24 +150,24 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
   test('should refuse a private deck to another account and to a signed-out visitor, and show an unlisted deck to a signed-out visitor', async () => {
     const { deckId: privateDeck } = await importDeck('private', [{ front: 'Secret', back: 'Hidden' }]);
     const { deckId: unlistedDeck } = await importDeck('unlisted', [{ front: 'By link', back: 'Shared' }]);
-    await setPassword(server.app.services, { email: other.email, password: TEST_PASSWORD });
+    await setPassword(suite.server.app.services, { email: other.email, password: TEST_PASSWORD });
     for (const user of [other, null]) {
       const { page } = await pageAs(null);
       if (user !== null) {
         // Signed in the way a person does it, by the fields' and button's names.
-        await page.goto(`${server.url}/signin`);
+        await page.goto(`${suite.server.url}/signin`);
         await page.getByLabel('Email').fill(user.email);
         await page.getByLabel('Password').fill(TEST_PASSWORD);
         await page.getByRole('button', { name: 'Sign in' }).click();
         await page.getByRole('button', { name: 'Sign out' }).waitFor();
       }
-      const res = await page.goto(`${server.url}/decks/${privateDeck}`);
+      const res = await page.goto(`${suite.server.url}/decks/${privateDeck}`);
       assert.equal(res?.status(), 404);
       assert.equal(await page.getByText('Secret').count(), 0);
       await screenshot(page, `private-deck-refused-${user === null ? 'signed-out' : 'other-account'}`, 'learning');
     }
     const { page } = await pageAs(null);
-    const res = await page.goto(`${server.url}/decks/${unlistedDeck}`);
+    const res = await page.goto(`${suite.server.url}/decks/${unlistedDeck}`);
     assert.equal(res?.status(), 200);
     await page.getByRole('heading', { name: 'A unlisted deck' }).waitFor();
     await page.getByText('By link').waitFor();
@@ -185,13 +184,13 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
       { front: 'Two', back: 'Deux' },
     ]);
     const { page } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     assert.deepEqual(await axeViolations(page), [], 'learning view, front');
     await page.getByRole('button', { name: 'Show answer' }).click();
     assert.deepEqual(await axeViolations(page), [], 'learning view, answer');
-    await page.goto(`${server.url}/decks/${deckId}?browse=1&card=1`);
+    await page.goto(`${suite.server.url}/decks/${deckId}?browse=1&card=1`);
     assert.deepEqual(await axeViolations(page), [], 'learning view, browsing');
-    await page.goto(`${server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit?card=${cardIds[0]}`);
     assert.deepEqual(await axeViolations(page), [], 'editor');
     await screenshot(page, 'editor', 'learning');
   });

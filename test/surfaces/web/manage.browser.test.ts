@@ -9,20 +9,19 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/web.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 const PASTED = '---\nversion: 1\n---\n# Pasted in the browser\n\n## Front\nWhat is 2 + 2?\n\n## Back\n4\n\n---\n\n## Back\nA card with only a back\n';
 
 describe('managing decks in headless Chromium', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
   async function pageAs(user: TestUser): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, server.url);
+    const context = await hookedContext(browser, suite.server.url);
     contexts.push(context);
-    await signInBrowser(context, server, user);
+    await signInBrowser(context, suite.server, user);
     const page = await context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
     const seen: string[] = [];
@@ -42,20 +41,20 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
-  before(async () => {
-    server = await startServer();
-    owner = await server.user();
-    browser = await launchChromium();
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
-    await server?.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    owner = await suite.server.user();
+    browser = await launchChromium();
   });
 
   test('should make a new deck from the home page and add cards one after another, each time on a new card form', async () => {
     const { page, seen } = await pageAs(owner);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole('link', { name: 'New deck' }).click();
     await page.getByRole('heading', { name: 'New deck' }).waitFor();
     await checkState(page, 'new-deck');
@@ -85,7 +84,7 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
     await page.getByRole('status').getByText('Card deleted.').waitFor();
     assert.deepEqual(await page.getByRole('region', { name: 'Cards (1)' }).getByRole('link').allTextContents(), ['Card 1: Spain']);
     const deckId = /\/decks\/(dck_[\w-]+)\/edit/.exec(page.url())?.[1];
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.deepEqual(read.body.cards.map((c: any) => [c.front, c.back]), [['Spain', 'Madrid']]);
     assert.deepEqual(await pageProblems(page), []);
     assert.deepEqual(seen, []);
@@ -93,7 +92,7 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
 
   test('should import pasted markdown and show its warnings, and say what is wrong with a paste it cannot read', async () => {
     const { page, seen } = await pageAs(owner);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole('link', { name: 'Import', exact: true }).click();
     await page.getByRole('heading', { name: 'Import decks' }).waitFor();
     await checkState(page, 'import');
@@ -115,7 +114,7 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
 
   test('should import a CSV file chosen in the form, and export the deck as CSV, markdown and an Anki package', async () => {
     const { page } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/import`);
+    await page.goto(`${suite.server.url}/decks/import`);
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'Irregular verbs.csv', mimeType: 'text/csv', buffer: Buffer.from('front,back\ngo,went\nsee,saw\n') });
     await page.getByRole('button', { name: 'Import file' }).click();
     await page.getByRole('heading', { name: 'Irregular verbs' }).waitFor();
@@ -136,10 +135,10 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
 
   test('should reach Front of a new card within 10 Tab presses in the editor of a 250-card deck, and filter its card list as one types', async () => {
     const cards = Array.from({ length: 250 }, (_, i) => ({ front: `Question ${i + 1}: what comes after ${i}?`, back: `${i + 1}` }));
-    const res = await server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title: 'Big deck', lang: 'en' }, cards } });
+    const res = await suite.server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title: 'Big deck', lang: 'en' }, cards } });
     assert.equal(res.status, 201, res.text);
     const { page, seen } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/${res.body.deckId}/edit`);
+    await page.goto(`${suite.server.url}/decks/${res.body.deckId}/edit`);
     await page.waitForLoadState('load');
     let presses = 0;
     while (presses < 40) {

@@ -4,10 +4,10 @@
 // /signin and /signup of a signed-in person over HTTP, and the Location each answers with is
 // resolved against the page as a browser would.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { safeNext } from '../../../src/surfaces/web/next.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { newEmail, WebClient } from '../../helpers/web.ts';
 
 const PIECES = ['/', '\\', '.', '..', '%2e', '%2E', '%2f', '%2F', '%5c', '%5C', '\t', '\n', '\r', ' ', 'evil.example', 'phish', '@', ':', '?', '#'];
@@ -48,14 +48,12 @@ describe('the redirect after sign-in, as the browser resolves it', () => {
   });
 
   describe('over HTTP', () => {
-    let server: TestServer;
     let signedIn: WebClient;
+    const suite = buildForSuite({ socket: true });
     before(async () => {
-      server = await startServer();
-      signedIn = new WebClient(server.url);
+      signedIn = new WebClient(suite.server.url);
       assert.equal((await signedIn.signUp(newEmail('next'))).status, 303);
     });
-    after(async () => { await server.close(); });
 
     async function locationFor(page: '/signin' | '/signup', next: string): Promise<string> {
       const res = await signedIn.get(`${page}?next=${encodeURIComponent(next)}`);
@@ -68,27 +66,27 @@ describe('the redirect after sign-in, as the browser resolves it', () => {
       for (const page of ['/signin', '/signup'] as const) {
         for (const next of RED_TEAM) {
           const location = await locationFor(page, next);
-          assert.equal(resolved(location, `${server.url}${page}`).origin, new URL(server.url).origin, `${page} ${JSON.stringify(next)} -> ${location}`);
+          assert.equal(resolved(location, `${suite.server.url}${page}`).origin, new URL(suite.server.url).origin, `${page} ${JSON.stringify(next)} -> ${location}`);
           assert.equal(location, '/');
         }
       }
     });
 
     test('should answer every generated next on /signin and /signup with a Location on this origin', async () => {
-      const origin = new URL(server.url).origin;
+      const origin = new URL(suite.server.url).origin;
       await fc.assert(fc.asyncProperty(nextValue, fc.constantFrom('/signin' as const, '/signup' as const), async (next, page) => {
         const location = await locationFor(page, next);
-        assert.equal(resolved(location, `${server.url}${page}`).origin, origin, `${page} ${JSON.stringify(next)} -> ${location}`);
+        assert.equal(resolved(location, `${suite.server.url}${page}`).origin, origin, `${page} ${JSON.stringify(next)} -> ${location}`);
       }), { numRuns: 300 });
     });
 
     test('should return to the same-origin path after a sign-in form post', async () => {
       const email = newEmail('next-post');
-      await new WebClient(server.url).signUp(email);
-      const res = await new WebClient(server.url).signIn(email, undefined, '/.//evil.example/phish');
+      await new WebClient(suite.server.url).signUp(email);
+      const res = await new WebClient(suite.server.url).signIn(email, undefined, '/.//evil.example/phish');
       assert.equal(res.status, 303);
       assert.equal(res.location, '/');
-      const kept = await new WebClient(server.url).signIn(email, undefined, '/settings/tokens?x=1');
+      const kept = await new WebClient(suite.server.url).signIn(email, undefined, '/settings/tokens?x=1');
       assert.equal(kept.location, '/settings/tokens?x=1');
     });
   });

@@ -5,9 +5,8 @@
 // app would show here. (KaTeX's directory is resolved at start to serve its stylesheet; resolving
 // loads nothing.)
 import { registerHooks } from 'node:module';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TestServer, TestUser } from '../../helpers/server.ts';
 
 const loaded = new Set<string>();
 registerHooks({
@@ -20,31 +19,26 @@ registerHooks({
 const RENDERERS = ['/node_modules/markdown-it/', '/node_modules/katex/', '/node_modules/sanitize-html/', '/src/modules/rendering/card-renderer.ts'];
 const loadedRenderers = () => RENDERERS.filter((part) => [...loaded].some((url) => url.includes(part)));
 
-let server: TestServer;
-let user: TestUser;
-
-before(async () => {
-  const { startServer } = await import('../../helpers/server.ts');
-  server = await startServer();
-  user = await server.user();
-});
-after(() => server.close());
+// Imported here, after the hook above, so that the app's own imports are recorded.
+const { buildForSuite } = await import('../../helpers/server.ts');
+// A socket: pages are fetched over it.
+const suite = buildForSuite({ socket: true });
 
 test('should serve API reads, imports and the home page without loading a renderer', async () => {
-  const imported = await server.api('POST', '/decks/import', {
-    token: user.token, json: { deck: { title: 'Cells' }, cards: [{ front: '**Mitochondrion**', back: '$E=mc^2$' }] },
+  const imported = await suite.server.api('POST', '/decks/import', {
+    token: suite.user.token, json: { deck: { title: 'Cells' }, cards: [{ front: '**Mitochondrion**', back: '$E=mc^2$' }] },
   });
   assert.equal(imported.status, 201);
-  assert.equal((await server.api('GET', `/decks/${imported.body.deckId}`, { token: user.token })).status, 200);
-  assert.equal((await fetch(`${server.url}/`)).status, 200);
+  assert.equal((await suite.server.api('GET', `/decks/${imported.body.deckId}`, { token: suite.user.token })).status, 200);
+  assert.equal((await fetch(`${suite.server.url}/`)).status, 200);
   assert.deepEqual(loadedRenderers(), []);
 });
 
 test('should load the renderers with the first learning view and render its card', async () => {
-  const imported = await server.api('POST', '/decks/import', {
-    token: user.token, json: { deck: { title: 'Public cells', visibility: 'public' }, cards: [{ front: 'What is **ATP**?', back: 'Energy' }] },
+  const imported = await suite.server.api('POST', '/decks/import', {
+    token: suite.user.token, json: { deck: { title: 'Public cells', visibility: 'public' }, cards: [{ front: 'What is **ATP**?', back: 'Energy' }] },
   });
-  const page = await fetch(`${server.url}/decks/${imported.body.deckId}`);
+  const page = await fetch(`${suite.server.url}/decks/${imported.body.deckId}`);
   assert.equal(page.status, 200);
   assert.match(await page.text(), /<strong>ATP<\/strong>/);
   assert.deepEqual(loadedRenderers(), RENDERERS);

@@ -9,21 +9,20 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/web.ts';
-import { manualClock, startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { manualClock, type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 const DAY = 86_400_000;
 
 describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
   const time = manualClock(Date.now());
-  let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
   async function ownerPage(): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, server.url);
+    const context = await hookedContext(browser, suite.server.url);
     contexts.push(context);
-    await signInBrowser(context, server, owner);
+    await signInBrowser(context, suite.server, owner);
     const page = await context.newPage();
     const seen: string[] = [];
     watchDialogs(page, seen);
@@ -31,7 +30,7 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
   }
 
   async function importDeck(title: string, cards: { front: string; back?: string; oneSided?: boolean }[]): Promise<string> {
-    const res = await server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title, lang: 'en', visibility: 'private' }, cards } });
+    const res = await suite.server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title, lang: 'en', visibility: 'private' }, cards } });
     assert.equal(res.status, 201, res.text);
     return res.body.deckId as string;
   }
@@ -52,15 +51,15 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
     return page.evaluate('document.activeElement ? document.activeElement.firstElementChild?.textContent ?? document.activeElement.textContent : ""');
   }
 
-  before(async () => {
-    server = await startServer({}, { clock: time.clock });
-    owner = await server.user();
-    browser = await launchChromium();
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
-    await server?.close();
+  });
+  const suite = buildForSuite({ overrides: { clock: time.clock }, socket: true });
+  before(async () => {
+    owner = await suite.server.user();
+    browser = await launchChromium();
   });
 
   test('should study from the home page with the keys, Space and Enter meaning Good, without a reload per rating', async () => {
@@ -72,7 +71,7 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
     // A title with no place to break must not push Study now or Edit off a phone's screen.
     await importDeck('Pneumonoultramicroscopicsilicovolcanoconiosis_and_its_cousins_in_one_word', [{ front: 'Long', back: 'Word' }]);
     const { page, seen } = await ownerPage();
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     const row = page.getByRole('row', { name: /Capitals/ });
     assert.deepEqual(await row.getByRole('cell').allTextContents().then((cells) => cells.slice(0, 2)), ['0', '3'], 'due 0, new 3');
     await page.getByRole('link', { name: 'Edit Capitals' }).waitFor();
@@ -122,7 +121,7 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
     assert.match(await page.locator('.due-list time').first().getAttribute('title') ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/, 'the exact time on hover');
     await checkState(page, 'study-complete');
 
-    const read = await server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/reviews/${sessionId}`, { token: owner.token });
     assert.deepEqual(read.body.answers.map((a: any) => a.rating), ['good', 'good', 'easy']);
     assert.equal(read.body.status, 'completed');
     assert.deepEqual(await pageProblems(page), []);
@@ -132,7 +131,7 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
   test('should rate a one-sided card without a Show answer button', async () => {
     const deckId = await importDeck('One side', [{ front: 'Say hello in Welsh', oneSided: true }]);
     const { page } = await ownerPage();
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     await page.getByRole('button', { name: 'Good', exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Show answer' }).count(), 0);
     assert.equal(await page.getByText('This card has no back').count(), 0);
@@ -145,23 +144,23 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
   test('should say when the next card is due when nothing is, and show cards that come due or are added later', async () => {
     const deckId = await importDeck('Later', [{ front: 'First card', back: 'One' }]);
     const { page } = await ownerPage();
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     await page.waitForLoadState('load');
     await page.keyboard.press('Space');
     await page.keyboard.press('4');
     await page.getByRole('heading', { name: 'Session complete' }).waitFor();
 
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     await page.getByRole('heading', { name: 'Nothing due now' }).waitFor();
     await page.getByText('The next card is due in 8 days').waitFor();
     await checkState(page, 'study-nothing-due');
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole('row', { name: /Later/ }).getByText('Next due in 8 days').waitFor();
 
     // A card added through the API while nothing was due shows up on the next visit.
-    const added = await server.api('POST', `/decks/${deckId}/cards`, { token: owner.token, json: { cards: [{ front: 'Added by an agent', back: 'Two' }] } });
+    const added = await suite.server.api('POST', `/decks/${deckId}/cards`, { token: owner.token, json: { cards: [{ front: 'Added by an agent', back: 'Two' }] } });
     assert.equal(added.status, 200, added.text);
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     await page.getByText('Added by an agent').waitFor();
     await page.waitForLoadState('load');
     await page.keyboard.press('Space');
@@ -170,10 +169,10 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
 
     // Nine days on, both cards came due: the home page counts them and the view shows them.
     time.ms += 9 * DAY;
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     const cells = await page.getByRole('row', { name: /Later/ }).getByRole('cell').allTextContents();
     assert.deepEqual(cells.slice(0, 2), ['2', '0'], 'due 2, new 0');
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     await page.getByText('Card 1 of 2').waitFor();
     await page.getByRole('button', { name: 'Show answer' }).waitFor();
   });
@@ -181,7 +180,7 @@ describe('studying in headless Chromium', { skip: browserSkipReason() }, () => {
   test('should let a card be browsed with Study anyway when nothing is due', async () => {
     const deckId = await importDeck('Browse', [{ front: 'Only card', back: 'Its back' }]);
     const { page } = await ownerPage();
-    await page.goto(`${server.url}/decks/${deckId}`);
+    await page.goto(`${suite.server.url}/decks/${deckId}`);
     await page.waitForLoadState('load');
     await page.keyboard.press('Space');
     await page.keyboard.press('3');

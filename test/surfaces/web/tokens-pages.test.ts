@@ -2,18 +2,16 @@
 // the API, the activity page pages and filters like the API, another person's token is a 404 that
 // tells nothing, and every page carries the security headers. On both stores.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { insertActivity, type ActivityEntry } from '../../../src/modules/activity/activity.repository.ts';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { newEmail, WebClient } from '../../helpers/web.ts';
 
 describe('token settings pages', () => {
-  let server: TestServer;
-  before(async () => { server = await startServer(); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ socket: true });
 
   async function signedIn(): Promise<WebClient> {
-    const web = new WebClient(server.url);
+    const web = new WebClient(suite.server.url);
     assert.equal((await web.signUp(newEmail('tok'))).status, 303);
     return web;
   }
@@ -25,7 +23,7 @@ describe('token settings pages', () => {
     assert.match(page.html, /id="new-token" type="text" readonly/);
     assert.match(page.html, /data-copy="new-token"/);
     assert.equal(page.headers.get('cache-control'), 'no-store');
-    const whoami = await server.api('GET', '/whoami', { token });
+    const whoami = await suite.server.api('GET', '/whoami', { token });
     assert.equal(whoami.status, 200);
     assert.deepEqual(whoami.body.scopes, ['decks:delete', 'public-decks:read']);
     assert.equal(whoami.body.token.id, tokenId);
@@ -80,11 +78,11 @@ describe('token settings pages', () => {
     const confirm = await web.get(`/settings/tokens/${tokenId}/revoke`);
     assert.equal(confirm.status, 200);
     assert.match(confirm.html, /cannot be undone/);
-    assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
     const res = await web.post(`/settings/tokens/${tokenId}/revoke`, {});
     assert.equal(res.status, 303);
     assert.equal(res.location, `/settings/tokens/${tokenId}?done=revoked`);
-    const refused = await server.api('GET', '/whoami', { token });
+    const refused = await suite.server.api('GET', '/whoami', { token });
     assert.equal(refused.status, 401);
     assert.equal(refused.body.error.code, 'TOKEN_REVOKED');
     const page = await web.get(`/settings/tokens/${tokenId}?done=revoked`);
@@ -94,7 +92,7 @@ describe('token settings pages', () => {
   test("should answer another person's token page, revoke page and revoke with 404, naming nothing of it", async () => {
     const owner = await signedIn();
     const { token, tokenId } = await owner.createToken('secret-name-x1', ['decks:read']);
-    const prefix = (await server.api('GET', '/whoami', { token })).body.token.prefix as string;
+    const prefix = (await suite.server.api('GET', '/whoami', { token })).body.token.prefix as string;
     const other = await signedIn();
     const unknown = await other.get('/settings/tokens/tok_doesnotexist000000');
     for (const path of [`/settings/tokens/${tokenId}`, `/settings/tokens/${tokenId}/revoke`]) {
@@ -105,16 +103,16 @@ describe('token settings pages', () => {
     }
     await other.get('/settings/tokens');
     assert.equal((await other.post(`/settings/tokens/${tokenId}/revoke`, {})).status, 404);
-    assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
   });
 
   test('should show each call\'s error code in the activity log, recorded from the API\'s refusal', async () => {
     const web = await signedIn();
     const { token, tokenId } = await web.createToken('refused', ['decks:read']);
-    assert.equal((await server.api('GET', '/decks/dck_doesnotexist000000000', { token })).status, 404);
-    assert.equal((await server.api('POST', '/decks/import', { token, json: {} })).status, 403);
-    assert.equal((await server.api('GET', '/whoami', { token })).status, 200);
-    await server.app.activity.flush();
+    assert.equal((await suite.server.api('GET', '/decks/dck_doesnotexist000000000', { token })).status, 404);
+    assert.equal((await suite.server.api('POST', '/decks/import', { token, json: {} })).status, 403);
+    assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
+    await suite.server.app.activity.flush();
     const page = await web.get(`/settings/tokens/${tokenId}`);
     assert.match(page.html, /<span class="http-status">404<\/span> <code class="error-code">DECK_NOT_FOUND<\/code>/);
     assert.match(page.html, /<span class="http-status">403<\/span> <code class="error-code">FORBIDDEN<\/code>/);
@@ -124,15 +122,15 @@ describe('token settings pages', () => {
   test('should list a token\'s calls newest first with every field, in keyset pages of 100, filtered by outcome', async () => {
     const web = await signedIn();
     const { token, tokenId } = await web.createToken('busy', ['decks:read']);
-    const userId = (await server.api('GET', '/whoami', { token })).body.userId as string;
-    await server.app.activity.flush();
+    const userId = (await suite.server.api('GET', '/whoami', { token })).body.userId as string;
+    await suite.server.app.activity.flush();
     const base = Date.parse('2026-01-01T00:00:00.000Z');
     const statuses = [200, 404, 429, 500];
     const entries: ActivityEntry[] = Array.from({ length: 230 }, (_, i) => ({
       tokenId, userId, at: new Date(base + Math.floor(i / 2) * 1000).toISOString(), method: 'GET', route: `/api/v1/decks/:deckId`,
       deckId: `dck_${i}`, status: statuses[i % 4], errorCode: ({ 404: 'DECK_NOT_FOUND', 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR' } as Record<number, string>)[statuses[i % 4]] ?? null, durationMs: i, clientIp: '192.0.2.7', userAgent: `agent/${i}`, requestId: `req-${i}`,
     }));
-    await insertActivity(server.app.services.db, entries);
+    await insertActivity(suite.server.app.services.db, entries);
     const seen: string[] = [];
     let path: string | null = `/settings/tokens/${tokenId}`;
     let pages = 0;
@@ -204,7 +202,7 @@ describe('token settings pages', () => {
   test('should list the person\'s decks on the home page, linking to the learning view and the editor', async () => {
     const web = await signedIn();
     const { token } = await web.createToken('importer', ['decks:write', 'decks:read']);
-    const imported = await server.api('POST', '/decks/import', { token, json: { deck: { title: 'Deck <b>one</b>', lang: 'en' }, cards: [{ front: 'a', back: 'b' }, { front: 'c', back: 'd' }] } });
+    const imported = await suite.server.api('POST', '/decks/import', { token, json: { deck: { title: 'Deck <b>one</b>', lang: 'en' }, cards: [{ front: 'a', back: 'b' }, { front: 'c', back: 'd' }] } });
     assert.equal(imported.status, 201);
     const home = await web.get('/');
     assert.ok(home.html.includes('Deck &lt;b&gt;one&lt;/b&gt;'));

@@ -2,40 +2,38 @@
 // my decks, over HTTP on the run's store: each read back through the API, CSRF on every form,
 // another person's deck not found, the deck limit in words.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { signedIn, signedOut } from '../../helpers/web.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('trash and public decks in the browser', () => {
-  let server: TestServer;
   let owner: TestUser;
+  const suite = buildForSuite({ env: { DECK_LIMIT: '20' }, socket: true });
   before(async () => {
-    server = await startServer({ DECK_LIMIT: '20' });
-    owner = await server.user();
+    owner = await suite.server.user();
   });
-  after(() => server.close());
 
   async function deckOf(user: TestUser, title: string, visibility = 'private', cards = 3): Promise<{ deckId: string; cardIds: string[] }> {
-    const res = await server.api('POST', '/decks/import', {
+    const res = await suite.server.api('POST', '/decks/import', {
       token: user.token, json: { deck: { title, lang: 'en', visibility, description: `About ${title}` }, cards: Array.from({ length: cards }, (_, i) => ({ front: `${title} ${i + 1}`, back: `B${i + 1}` })) },
     });
     assert.equal(res.status, 201, res.text);
-    const deck = await server.api('GET', `/decks/${res.body.deckId}`, { token: user.token });
+    const deck = await suite.server.api('GET', `/decks/${res.body.deckId}`, { token: user.token });
     return { deckId: res.body.deckId, cardIds: deck.body.cards.map((c: any) => c.id) };
   }
 
   test('should put a deck in the trash after the confirm page, list it there, and restore it with its cards', async () => {
     const { deckId, cardIds } = await deckOf(owner, 'Into the trash');
-    const browser = await signedIn(server, owner);
+    const browser = await signedIn(suite.server, owner);
     const editor = await browser.get(`/decks/${deckId}/edit`);
     assert.match(editor.text, new RegExp(`href="/decks/${deckId}/delete"[^>]*>Delete deck<`));
     const confirm = await browser.get(`/decks/${deckId}/delete`);
     assert.equal(confirm.status, 200);
     assert.match(confirm.text, /go to the <a href="\/settings\/trash">trash<\/a>/);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 200, 'the confirm page deletes nothing');
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 200, 'the confirm page deletes nothing');
     const deleted = await browser.submit(confirm.text, `/decks/${deckId}/delete`);
     assert.equal(deleted.status, 303);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
     const trash = await browser.get(deleted.location!);
     assert.match(trash.text, /“Into the trash” is in the trash\./);
     assert.match(trash.text, /<th scope="row">Into the trash<\/th>/);
@@ -43,39 +41,39 @@ describe('trash and public decks in the browser', () => {
     const restored = await browser.submit(trash.text, `/settings/trash/${deckId}/restore`);
     assert.equal(restored.status, 303);
     assert.match((await browser.get(restored.location!)).text, /“Into the trash” is restored\./);
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.equal(read.status, 200);
     assert.deepEqual(read.body.cards.map((c: any) => c.id), cardIds);
   });
 
   test('should give another person\'s deck the 404 page on delete and restore', async () => {
-    const other = await server.user();
+    const other = await suite.server.user();
     const { deckId } = await deckOf(other, 'Not yours');
-    const browser = await signedIn(server, owner);
+    const browser = await signedIn(suite.server, owner);
     assert.equal((await browser.get(`/decks/${deckId}/delete`)).status, 404);
     const csrf = await browser.sessionCsrf();
     assert.equal((await browser.request('POST', `/decks/${deckId}/delete`, { _csrf: csrf })).status, 404);
     assert.equal((await browser.request('POST', `/settings/trash/${deckId}/restore`, { _csrf: csrf })).status, 404);
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: other.token })).status, 200);
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: other.token })).status, 200);
   });
 
   test('should list public decks only, find them by a word, and copy one into my decks', async () => {
-    const author = await server.user();
+    const author = await suite.server.user();
     const { deckId } = await deckOf(author, 'Photosynthesis basics', 'public');
     await deckOf(author, 'Photosynthesis unlisted', 'unlisted');
     await deckOf(author, 'Photosynthesis private', 'private');
-    const anonymous = await signedOut(server).get('/explore?q=photosynthesis');
+    const anonymous = await signedOut(suite.server).get('/explore?q=photosynthesis');
     assert.equal(anonymous.status, 200);
     assert.match(anonymous.text, /Photosynthesis basics/);
     assert.doesNotMatch(anonymous.text, /unlisted|Photosynthesis private/);
     assert.doesNotMatch(anonymous.text, /Copy to my decks/, 'signed out: no copy button');
-    const browser = await signedIn(server, owner);
+    const browser = await signedIn(suite.server, owner);
     const page = await browser.get('/explore?q=photosynthesis');
     const copied = await browser.submit(page.text, `/explore/${deckId}/copy`);
     assert.equal(copied.status, 303, copied.text);
     const copyId = /^\/decks\/(dck_[\w-]+)\/edit\?saved=copied$/.exec(copied.location ?? '')?.[1];
     assert.ok(copyId && copyId !== deckId);
-    const copy = await server.api('GET', `/decks/${copyId}`, { token: owner.token });
+    const copy = await suite.server.api('GET', `/decks/${copyId}`, { token: owner.token });
     assert.equal(copy.body.title, 'Photosynthesis basics');
     assert.equal(copy.body.visibility, 'private');
     assert.equal(copy.body.cards.length, 3);
@@ -83,20 +81,20 @@ describe('trash and public decks in the browser', () => {
   });
 
   test('should not copy a private deck, nor without the CSRF token', async () => {
-    const author = await server.user();
+    const author = await suite.server.user();
     const { deckId } = await deckOf(author, 'Secret', 'private');
-    const browser = await signedIn(server, owner);
+    const browser = await signedIn(suite.server, owner);
     const csrf = await browser.sessionCsrf();
     assert.equal((await browser.request('POST', `/explore/${deckId}/copy`, { _csrf: csrf })).status, 404);
     assert.equal((await browser.request('POST', `/explore/${deckId}/copy`, { _csrf: 'forged' })).status, 403);
   });
 
   test('should say in words that the deck limit stops a copy and a restore', async () => {
-    const user = await server.user();
-    const author = await server.user();
+    const user = await suite.server.user();
+    const author = await suite.server.user();
     const { deckId: publicId } = await deckOf(author, 'Popular', 'public');
     const first = await deckOf(user, 'First');
-    const browser = await signedIn(server, user);
+    const browser = await signedIn(suite.server, user);
     const confirm = await browser.get(`/decks/${first.deckId}/delete`);
     await browser.submit(confirm.text, `/decks/${first.deckId}/delete`);
     for (let i = 0; i < 20; i++) await deckOf(user, `Filler ${i}`, 'private', 1);

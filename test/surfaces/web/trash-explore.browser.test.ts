@@ -6,18 +6,17 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
 import { signInBrowser } from '../../helpers/web.ts';
-import { startServer, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('trash and public decks in headless Chromium', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let owner: TestUser;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
   async function pageAs(user: TestUser | null): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, server.url);
+    const context = await hookedContext(browser, suite.server.url);
     contexts.push(context);
-    if (user !== null) await signInBrowser(context, server, user);
+    if (user !== null) await signInBrowser(context, suite.server, user);
     const page = await context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
     const seen: string[] = [];
@@ -36,7 +35,7 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
   }
 
   async function deckOf(user: TestUser, title: string, visibility = 'private'): Promise<string> {
-    const res = await server.api('POST', '/decks/import', {
+    const res = await suite.server.api('POST', '/decks/import', {
       token: user.token,
       json: { deck: { title, lang: 'en', visibility, description: `All about ${title.toLowerCase()}.`, tags: ['biology'] }, cards: [{ front: 'One', back: '1' }, { front: 'Two', back: '2' }, { front: 'Three', back: '3' }] },
     });
@@ -44,21 +43,21 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     return res.body.deckId;
   }
 
-  before(async () => {
-    server = await startServer();
-    owner = await server.user();
-    browser = await launchChromium();
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     for (const context of contexts) await context.close();
     await browser?.close();
-    await server?.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => {
+    owner = await suite.server.user();
+    browser = await launchChromium();
   });
 
   test('should delete a card from its form, then delete the deck after confirming and restore it from the trash', async () => {
     const deckId = await deckOf(owner, 'Numbers');
     const { page, seen } = await pageAs(owner);
-    await page.goto(`${server.url}/decks/${deckId}/edit`);
+    await page.goto(`${suite.server.url}/decks/${deckId}/edit`);
     await page.getByRole('link', { name: 'Card 2: Two' }).click();
     await page.getByRole('heading', { name: 'Card 2' }).waitFor();
     await page.getByRole('button', { name: 'Delete card' }).click();
@@ -70,29 +69,29 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     await page.getByRole('button', { name: 'Delete deck' }).click();
     await page.getByRole('heading', { name: 'Trash' }).waitFor();
     await page.getByRole('status').getByText('“Numbers” is in the trash.').waitFor();
-    assert.equal((await server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
     await checkState(page, 'trash');
     await page.getByRole('row', { name: /Numbers/ }).getByRole('button', { name: 'Restore' }).click();
     await page.getByRole('status').getByText('“Numbers” is restored.').waitFor();
     await page.getByText('The trash is empty.').waitFor();
     await checkState(page, 'trash-restored');
-    const read = await server.api('GET', `/decks/${deckId}`, { token: owner.token });
+    const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.deepEqual(read.body.cards.map((c: any) => c.front), ['One', 'Three']);
     assert.deepEqual(await pageProblems(page), []);
     assert.deepEqual(seen, []);
   });
 
   test('should find a public deck in Explore and copy it into my decks', async () => {
-    const author = await server.user();
+    const author = await suite.server.user();
     await deckOf(author, 'Cell biology', 'public');
     await deckOf(author, 'Plant biology', 'public');
     await deckOf(author, 'Hidden biology', 'unlisted');
     const { page: visitor } = await pageAs(null);
-    await visitor.goto(`${server.url}/explore`);
+    await visitor.goto(`${suite.server.url}/explore`);
     await visitor.getByRole('heading', { name: 'Explore public decks' }).waitFor();
     await checkState(visitor, 'explore-signed-out');
     const { page, seen } = await pageAs(owner);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${suite.server.url}/`);
     await page.getByRole('link', { name: 'Explore public decks' }).click();
     await page.getByRole('searchbox', { name: 'Search public decks' }).fill('cell');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -104,7 +103,7 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     await page.getByRole('heading', { name: 'Edit “Cell biology”' }).waitFor();
     await page.getByText('Copied into your decks').waitFor();
     await checkState(page, 'editor-copied');
-    const mine = await server.api('GET', '/decks', { token: owner.token });
+    const mine = await suite.server.api('GET', '/decks', { token: owner.token });
     assert.ok(mine.body.items.some((d: any) => d.title === 'Cell biology' && d.visibility === 'private'));
     assert.deepEqual(await pageProblems(page), []);
     assert.deepEqual(seen, []);
