@@ -1,22 +1,14 @@
 // OAuth suites: a server whose PUBLIC_URL is the address it listens on (the issuer must be the
-// URL clients use), a loopback "app" that receives redirects, openid-client as the client, and
+// URL clients use: buildForSuite({ publicUrl: true })), a loopback "app" that receives redirects, openid-client as the client, and
 // headless Chromium for sign-in and the consent page.
 import http from 'node:http';
 import net from 'node:net';
 import * as client from 'openid-client';
 import type { Page } from 'playwright-core';
-import type { AppOverrides } from '../../src/app.ts';
 import { signUp } from '../../src/modules/users/users.service.ts';
-import { freePort } from './process.ts';
-import { startServer, type TestServer } from './server.ts';
+import type { TestServer } from './server.ts';
 
 export const PASSWORD = 'correct horse battery staple';
-
-/** A server listening on the port its PUBLIC_URL names. */
-export async function startOauthServer(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
-  const port = await freePort();
-  return startServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, overrides);
-}
 
 /** A person with a password, who can sign in on the web pages. */
 export async function signedUpUser(server: TestServer): Promise<{ userId: string; email: string }> {

@@ -1,5 +1,6 @@
 // Builds the real app on a temporary store, and closes it and the store after: `build(t)` in a
-// test, `buildForSuite()` in a describe body; `startServer` for suites that manage it themselves.
+// test, `buildForSuite()` in a describe body, the only two ways in, so that whatever is opened is
+// closed by the hook that opened it.
 // `api` goes over a real socket, or in process through Fastify's inject where the socket is not
 // the point (build's default), sending what fetch would send.
 import fs from 'node:fs';
@@ -55,30 +56,45 @@ export interface TestServer {
 
 let userCounter = 0;
 
-export interface ServerOptions {
-  /** No socket: `api` calls the app in process (Fastify's inject); `url` answers nothing. */
-  inject?: boolean;
+export interface BuildOptions {
+  /** Over the test defaults (config.ts's variables). */
+  env?: Record<string, string>;
+  overrides?: AppOverrides;
+  /** A real socket on 127.0.0.1 (for fetch, browsers, raw requests); by default `api` injects. */
+  socket?: boolean;
+  /**
+   * A socket on a free port that PUBLIC_URL names: for what must be reached at the address the app
+   * states (an OAuth issuer, the docs page's Try it out).
+   */
+  publicUrl?: boolean;
 }
 
-export async function startServer(env: Record<string, string> = {}, overrides: AppOverrides = {}, options: ServerOptions = {}): Promise<TestServer> {
+/** The app on a fresh store; `api` injects unless a socket is asked for. Closed by build's or buildForSuite's hook. */
+async function open(options: BuildOptions): Promise<TestServer> {
+  const inject = options.socket !== true && options.publicUrl !== true;
+  let env = options.env ?? {};
+  if (options.publicUrl === true) {
+    const port = await freePort();
+    env = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env };
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flashdeck-test-'));
   // On the postgres-redis run: a fresh schema and Redis namespace per server, dropped on close.
   const redisNamespace = onPostgres() ? redisNamespaceFor(dataDir) : undefined;
   const config = loadConfig({
     ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_DAY: '1000000', ...storeEnvFor(dataDir), ...env,
   });
-  const app = await buildApp(config, { logger: false, redisNamespace, ...overrides });
+  const app = await buildApp(config, { logger: false, redisNamespace, ...options.overrides });
   let url = 'http://127.0.0.1';
-  if (options.inject) {
+  if (inject) {
     await app.ready();
   } else {
-    // PORT is 0 (any) unless a suite fixes it, as OAuth suites do so that PUBLIC_URL is the issuer.
+    // PORT is 0 (any) unless publicUrl fixed it, so that PUBLIC_URL is where the app listens.
     await app.listen({ port: config.port, host: '127.0.0.1' });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   }
   const base = `${url}/api/v1`;
-  const api = apiClient(base, new OpenApiChecker(app.apiDocument() as never), options.inject ? injected(app, url) : undefined);
+  const api = apiClient(base, new OpenApiChecker(app.apiDocument() as never), inject ? injected(app, url) : undefined);
 
   async function token(email: string, scopes: string[], name = 'test token') {
     const created = await app.admin.createToken({ email, name, scopes });
@@ -100,28 +116,6 @@ export async function startServer(env: Record<string, string> = {}, overrides: A
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-export interface BuildOptions extends ServerOptions {
-  /** Over the test defaults (config.ts's variables). */
-  env?: Record<string, string>;
-  overrides?: AppOverrides;
-  /** A real socket on 127.0.0.1 (for fetch, browsers, raw requests); by default `api` injects. */
-  socket?: boolean;
-  /**
-   * A socket on a free port that PUBLIC_URL names: for what must be reached at the address the app
-   * states (an OAuth issuer, the docs page's Try it out).
-   */
-  publicUrl?: boolean;
-}
-
-async function open(options: BuildOptions): Promise<TestServer> {
-  let env = options.env ?? {};
-  if (options.publicUrl === true) {
-    const port = await freePort();
-    env = { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env };
-  }
-  return startServer(env, options.overrides, { inject: options.socket !== true && options.publicUrl !== true });
 }
 
 /** The app on a fresh store for the test `t`, closed with its store when `t` ends. */
@@ -147,12 +141,6 @@ export function buildForSuite(options: BuildOptions = {}): { readonly server: Te
     return built;
   };
   return { get server() { return get().server; }, get user() { return get().user; } };
-}
-
-/** A server with one user holding every scope: what most suites start in their `before`. */
-export async function startServerWithUser(env: Record<string, string> = {}, overrides: AppOverrides = {}, options: ServerOptions = {}): Promise<{ server: TestServer; user: TestUser }> {
-  const server = await startServer(env, overrides, options);
-  return { server, user: await server.user() };
 }
 
 /**
@@ -268,7 +256,7 @@ export async function createDeck(server: TestServer, token: string, n = 3, title
   return { deckId: res.body.deckId, version: res.body.version };
 }
 
-/** A clock a test moves by hand: pass `time.clock` to startServer, then `time.ms += 5000`. */
+/** A clock a test moves by hand: pass `{ overrides: { clock: time.clock } }` to build, then `time.ms += 5000`. */
 export interface ManualClock {
   ms: number;
   readonly clock: { now(): Date };

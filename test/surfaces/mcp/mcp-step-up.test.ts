@@ -9,8 +9,8 @@ import * as client from 'openid-client';
 import { listActivityOfToken } from '../../../src/modules/activity/activity.repository.ts';
 import { listTokenActivity } from '../../../src/modules/activity/activity.service.ts';
 import { connectMcp, rawMcp } from '../../helpers/mcp.ts';
-import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer } from '../../helpers/oauth.ts';
-import { createDeck, type TestServer } from '../../helpers/server.ts';
+import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser } from '../../helpers/oauth.ts';
+import { createDeck, buildForSuite } from '../../helpers/server.ts';
 
 const appendCall = (id: number, deckId: string) => ({
   jsonrpc: '2.0', id, method: 'tools/call',
@@ -18,35 +18,35 @@ const appendCall = (id: number, deckId: string) => ({
 });
 
 describe('MCP step-up', () => {
-  let server: TestServer;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   let readerToken: string;
   let deckId: string;
   let metadataUrl: string;
 
+  // Before the suite's hooks: closed first, while the server still answers.
+  after(async () => {
+    await app.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
   before(async () => {
-    [server, app] = await Promise.all([startOauthServer(), loopbackApp()]);
-    person = await signedUpUser(server);
-    metadataUrl = `${server.url}/.well-known/oauth-protected-resource/mcp`;
-    const config = await registerFromResourceMetadata(server, { client_name: 'Agent', redirect_uris: [app.redirectUri] });
-    const resource = `${server.url}/mcp`;
+    app = await loopbackApp();
+    person = await signedUpUser(suite.server);
+    metadataUrl = `${suite.server.url}/.well-known/oauth-protected-resource/mcp`;
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Agent', redirect_uris: [app.redirectUri] });
+    const resource = `${suite.server.url}/mcp`;
     // The person allows reading decks only.
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource });
-    const callback = await new FormBrowser(server.url).authorize(auth.url, person.email, 'allow');
+    const callback = await new FormBrowser(suite.server.url).authorize(auth.url, person.email, 'allow');
     const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
     assert.equal(tokens.scope, 'decks:read');
     readerToken = tokens.access_token;
-    const pat = await server.token(person.email, ['decks:read', 'decks:write']);
-    ({ deckId } = await createDeck(server, pat.token, 2));
-  });
-  after(async () => {
-    await app.close();
-    await server.close();
+    const pat = await suite.server.token(person.email, ['decks:read', 'decks:write']);
+    ({ deckId } = await createDeck(suite.server, pat.token, 2));
   });
 
   test('should answer a tool call the OAuth token lacks the scope for with 403 insufficient_scope naming that scope', async () => {
-    const res = await rawMcp(server, appendCall(7, deckId), { authorization: `Bearer ${readerToken}` });
+    const res = await rawMcp(suite.server, appendCall(7, deckId), { authorization: `Bearer ${readerToken}` });
     assert.equal(res.status, 403);
     assert.equal(res.headers.get('www-authenticate'), `Bearer error="insufficient_scope", scope="decks:write", resource_metadata="${metadataUrl}"`);
     const body = (await res.json()) as any;
@@ -55,17 +55,17 @@ describe('MCP step-up', () => {
     assert.deepEqual(envelope, { code: 'FORBIDDEN', message: 'This call needs the decks:write scope', details: { requiredScope: 'decks:write' } });
     assert.match(requestId, /\S/, 'the error names its request, as every error does');
 
-    const read = await rawMcp(server, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get_deck', arguments: { deckId } } }, { authorization: `Bearer ${readerToken}` });
+    const read = await rawMcp(suite.server, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get_deck', arguments: { deckId } } }, { authorization: `Bearer ${readerToken}` });
     assert.equal(read.status, 200, 'a tool within the granted scope runs');
     assert.equal(((await read.json()) as any).result.structuredContent.id, deckId);
-    const batch = await rawMcp(server, [{ jsonrpc: '2.0', id: 9, method: 'tools/list' }, appendCall(10, deckId)], { authorization: `Bearer ${readerToken}` });
+    const batch = await rawMcp(suite.server, [{ jsonrpc: '2.0', id: 9, method: 'tools/list' }, appendCall(10, deckId)], { authorization: `Bearer ${readerToken}` });
     assert.equal(batch.status, 403, 'one call needing more refuses the batch, before any of it runs');
     assert.match(batch.headers.get('www-authenticate') ?? '', /scope="decks:write"/);
   });
 
   test("should let the official clients see the 403 in both eras, and record the refused call", async () => {
     for (const kind of ['v1', 'v2-2026-07-28'] as const) {
-      const mcp = await connectMcp(server, readerToken, { client: kind });
+      const mcp = await connectMcp(suite.server, readerToken, { client: kind });
       try {
         assert.equal((await mcp.call('get_deck', { deckId })).body.id, deckId, kind);
         await assert.rejects(mcp.call('append_cards', { deckId, idempotencyKey: `step-up-${kind}`, cards: [{ front: 'Q', back: 'A' }] }), /403|insufficient.scope|Forbidden/i, kind);
@@ -73,24 +73,24 @@ describe('MCP step-up', () => {
         await mcp.close();
       }
     }
-    const who = await connectMcp(server, readerToken);
+    const who = await connectMcp(suite.server, readerToken);
     const grantId = (await who.call('whoami')).body.token.id as string;
     await who.close();
-    await server.app.activity.flush();
-    const entries = await listActivityOfToken(server.app.services.db, grantId, 50);
+    await suite.server.app.activity.flush();
+    const entries = await listActivityOfToken(suite.server.app.services.db, grantId, 50);
     assert.ok(entries.some((e) => e.route === 'mcp:append_cards' && e.status === 403), 'the refused call is in the grant\'s activity log');
-    assert.equal((await server.api('GET', '/whoami', { token: readerToken })).status, 401, 'the token is bound to the MCP endpoint');
+    assert.equal((await suite.server.api('GET', '/whoami', { token: readerToken })).status, 401, 'the token is bound to the MCP endpoint');
   });
 
   test('should give a personal access token without the scope the tool error FORBIDDEN, not a 403', async () => {
-    const pat = await server.token(person.email, ['decks:read']);
-    const res = await rawMcp(server, appendCall(11, deckId), { authorization: `Bearer ${pat.token}` });
+    const pat = await suite.server.token(person.email, ['decks:read']);
+    const res = await rawMcp(suite.server, appendCall(11, deckId), { authorization: `Bearer ${pat.token}` });
     assert.equal(res.status, 200);
     const result = ((await res.json()) as any).result;
     assert.equal(result.isError, true);
     assert.equal(JSON.parse(result.content[0].text).error.code, 'FORBIDDEN');
-    await server.app.activity.flush();
-    const entries = await listTokenActivity(server.app.services, { tokenId: pat.tokenId, limit: 10 });
+    await suite.server.app.activity.flush();
+    const entries = await listTokenActivity(suite.server.app.services, { tokenId: pat.tokenId, limit: 10 });
     assert.ok(entries.some((e) => e.route === 'mcp:append_cards' && e.status === 403));
   });
 });

@@ -15,10 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as client from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { authorizationUrl, consentInBrowser, loopbackApp, PASSWORD, signedUpUser, startOauthServer } from '../../helpers/oauth.ts';
+import { authorizationUrl, consentInBrowser, loopbackApp, PASSWORD, signedUpUser } from '../../helpers/oauth.ts';
 import { connectWithOauth, MemoryOauthProvider } from '../../helpers/mcp-oauth.ts';
 import { browserSkipReason, launchChromium } from '../../helpers/browser.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { waitFor } from '../../scale/cluster.ts';
 
 /** openid-client with its default discovery (OpenID Connect's), over plain http on loopback. */
@@ -29,24 +29,24 @@ const require = createRequire(import.meta.url);
 const MCP_REMOTE = path.join(path.dirname(require.resolve('mcp-remote/package.json')), (require('mcp-remote/package.json') as { bin: Record<string, string> }).bin['mcp-remote'] ?? '');
 
 describe('OAuth clients with their default settings', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   let signedIn = false;
-  before(async () => {
-    [server, browser, app] = await Promise.all([startOauthServer(), launchChromium(), loopbackApp()]);
-    context = await browser.newContext();
-    page = await context.newPage();
-    person = await signedUpUser(server);
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await context.close();
     await browser.close();
     await app.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
+  before(async () => {
+    [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
+    context = await browser.newContext();
+    page = await context.newPage();
+    person = await signedUpUser(suite.server);
   });
 
   /** The person's part: sign in (the first time), leave the boxes as they are, click Allow; where the browser went. */
@@ -74,12 +74,12 @@ describe('OAuth clients with their default settings', { skip: browserSkipReason(
 
   test('should serve openid-client\'s default discovery and issue it an ID token for openid', async () => {
     // Default discovery is OpenID Connect's: {issuer}/.well-known/openid-configuration.
-    const config = await client.dynamicClientRegistration(new URL(server.url), { client_name: 'OIDC app', redirect_uris: [app.redirectUri] }, undefined, INSECURE_OIDC);
-    assert.equal(config.serverMetadata().issuer, server.url);
+    const config = await client.dynamicClientRegistration(new URL(suite.server.url), { client_name: 'OIDC app', redirect_uris: [app.redirectUri] }, undefined, INSECURE_OIDC);
+    assert.equal(config.serverMetadata().issuer, suite.server.url);
     assert.ok(config.serverMetadata().scopes_supported?.includes('openid'));
     assert.equal(config.clientMetadata().token_endpoint_auth_method, 'client_secret_basic');
     const nonce = client.randomNonce();
-    const resource = `${server.url}/api/v1`;
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'openid decks:read', resource, nonce });
     assert.deepEqual(await offeredScopes(auth.url), ['openid', 'decks:read']);
     const tokens = await client.authorizationCodeGrant(config, await allow(auth.url), {
@@ -87,18 +87,18 @@ describe('OAuth clients with their default settings', { skip: browserSkipReason(
     }, { resource });
     const claims = tokens.claims();
     assert.equal(claims?.sub, person.userId);
-    assert.equal(claims?.iss, server.url);
+    assert.equal(claims?.iss, suite.server.url);
     assert.equal(claims?.aud, config.clientMetadata().client_id);
     // The access token's scope: openid is the ID token's.
     assert.equal(tokens.scope, 'decks:read');
-    const whoami = await server.api('GET', '/whoami', { token: tokens.access_token });
+    const whoami = await suite.server.api('GET', '/whoami', { token: tokens.access_token });
     assert.equal(whoami.status, 200);
     assert.deepEqual(whoami.body.scopes, ['decks:read']);
   });
 
   test('should issue no ID token when the person unticks openid', async () => {
-    const config = await client.dynamicClientRegistration(new URL(server.url), { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }, client.None(), INSECURE_OIDC);
-    const resource = `${server.url}/api/v1`;
+    const config = await client.dynamicClientRegistration(new URL(suite.server.url), { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }, client.None(), INSECURE_OIDC);
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'openid decks:read', resource });
     const callback = await consentInBrowser(page, auth.url, person.email, 'Allow', { appPort: app.port, signIn: !signedIn, uncheck: ['openid'] });
     signedIn = true;
@@ -108,8 +108,8 @@ describe('OAuth clients with their default settings', { skip: browserSkipReason(
   });
 
   test('should drop scopes it does not know, and ask for the default four when none is left', async () => {
-    const config = await client.dynamicClientRegistration(new URL(server.url), { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }, client.None(), INSECURE_OIDC);
-    const resource = `${server.url}/api/v1`;
+    const config = await client.dynamicClientRegistration(new URL(suite.server.url), { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }, client.None(), INSECURE_OIDC);
+    const resource = `${suite.server.url}/api/v1`;
     for (const [asked, offered] of [
       ['profile', ALL_FOUR],
       ['profile email offline_access', ALL_FOUR],
@@ -121,34 +121,34 @@ describe('OAuth clients with their default settings', { skip: browserSkipReason(
       assert.deepEqual(await offeredScopes(auth.url), offered, asked);
       const tokens = await client.authorizationCodeGrant(config, await allow(auth.url), { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
       assert.deepEqual(tokens.scope?.split(' ').filter((s) => s !== 'openid').sort(), offered.filter((s) => s !== 'openid').sort(), asked);
-      assert.deepEqual((await server.api('GET', '/whoami', { token: tokens.access_token })).body.scopes.sort(), offered.filter((s) => s !== 'openid').sort(), asked);
+      assert.deepEqual((await suite.server.api('GET', '/whoami', { token: tokens.access_token })).body.scopes.sort(), offered.filter((s) => s !== 'openid').sort(), asked);
     }
   });
 
   test('should show as whoami\'s prefix of an OAuth token an identifier that holds none of the token, as a PAT shows its own prefix', async () => {
-    const config = await client.dynamicClientRegistration(new URL(server.url), { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }, client.None(), INSECURE_OIDC);
-    const resource = `${server.url}/api/v1`;
+    const config = await client.dynamicClientRegistration(new URL(suite.server.url), { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }, client.None(), INSECURE_OIDC);
+    const resource = `${suite.server.url}/api/v1`;
     const prefixes: string[] = [];
     for (let i = 0; i < 2; i++) {
       const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource });
       const tokens = await client.authorizationCodeGrant(config, await allow(auth.url), { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
-      const { token } = (await server.api('GET', '/whoami', { token: tokens.access_token })).body as { token: { prefix: string } };
+      const { token } = (await suite.server.api('GET', '/whoami', { token: tokens.access_token })).body as { token: { prefix: string } };
       // No run of the token's characters: the start of its SHA-256 (what it is stored under).
       for (let at = 0; at + 4 <= token.prefix.length; at++) assert.ok(!tokens.access_token.includes(token.prefix.slice(at, at + 4)), token.prefix);
       assert.equal(token.prefix, createHash('sha256').update(tokens.access_token).digest('base64url').slice(0, 10));
-      assert.equal((await server.api('GET', '/whoami', { token: tokens.access_token })).body.token.prefix, token.prefix);
+      assert.equal((await suite.server.api('GET', '/whoami', { token: tokens.access_token })).body.token.prefix, token.prefix);
       prefixes.push(token.prefix);
     }
     assert.notEqual(prefixes[0], prefixes[1]);
     // A personal access token's prefix is its own public part (svc_pat_<prefix>_<secret>).
-    const pat = await server.token(person.email, ['decks:read']);
+    const pat = await suite.server.token(person.email, ['decks:read']);
     const [, patPrefix] = /^svc_pat_([0-9A-Za-z]{10})_/.exec(pat.token) ?? [];
-    assert.equal((await server.api('GET', '/whoami', { token: pat.token })).body.token.prefix, patPrefix);
+    assert.equal((await suite.server.api('GET', '/whoami', { token: pat.token })).body.token.prefix, patPrefix);
   });
 
   test('should connect the MCP SDK\'s client through its OAuth flow with a http://localhost redirect, through to a tool call', async () => {
     const provider = new MemoryOauthProvider(`http://localhost:${app.port}/callback`);
-    const { client: mcp } = await connectWithOauth(`${server.url}/mcp`, provider, (url) => allow(url));
+    const { client: mcp } = await connectWithOauth(`${suite.server.url}/mcp`, provider, (url) => allow(url));
     try {
       // Registered with the SDK's example metadata: client_secret_post, with a secret it uses.
       assert.equal(typeof provider.clientInformation()?.client_secret, 'string');
@@ -169,7 +169,7 @@ describe('OAuth clients with their default settings', { skip: browserSkipReason(
     const opener = path.join(dir, 'browser');
     fs.writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [MCP_REMOTE, `${server.url}/mcp`],
+      command: process.execPath, args: [MCP_REMOTE, `${suite.server.url}/mcp`],
       env: { BROWSER: opener, MCP_REMOTE_CONFIG_DIR: path.join(dir, 'mcp-auth') }, stderr: 'pipe',
     });
     let stderr = '';
@@ -184,7 +184,7 @@ describe('OAuth clients with their default settings', { skip: browserSkipReason(
       // mcp-remote's default: a loopback redirect by name, on a port of its own choosing.
       assert.equal(redirect.hostname, 'localhost');
       assert.equal(redirect.pathname, '/oauth/callback');
-      assert.equal(authorization.searchParams.get('resource'), `${server.url}/mcp`);
+      assert.equal(authorization.searchParams.get('resource'), `${suite.server.url}/mcp`);
       await allow(authorization, Number(redirect.port));
       await connected;
       const { tools } = await mcp.listTools();

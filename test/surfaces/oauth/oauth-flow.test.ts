@@ -7,37 +7,37 @@ import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
-  authorizationUrl, consentInBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer,
+  authorizationUrl, consentInBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser,
 } from '../../helpers/oauth.ts';
 import { axeViolations, browserSkipReason, launchChromium, screenshot } from '../../helpers/browser.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { waitFor } from '../../scale/cluster.ts';
 
 const API_SCOPES = 'decks:read decks:write reviews:read reviews:write';
 
 describe('an OAuth client through discovery, registration, sign-in and consent', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
-  before(async () => {
-    [server, browser, app] = await Promise.all([startOauthServer(), launchChromium(), loopbackApp()]);
-    context = await browser.newContext();
-    page = await context.newPage();
-    person = await signedUpUser(server);
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await context.close();
     await browser.close();
     await app.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
+  before(async () => {
+    [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
+    context = await browser.newContext();
+    page = await context.newPage();
+    person = await signedUpUser(suite.server);
   });
 
   test('should connect, call the API within the granted scopes, rotate refresh tokens and revoke the grant on reuse', async () => {
-    const config = await registerFromResourceMetadata(server, { client_name: 'Flashdeck plugin', redirect_uris: ['http://127.0.0.1/callback'] });
-    const resource = `${server.url}/api/v1`;
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Flashdeck plugin', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: API_SCOPES, resource });
 
     await page.goto(auth.url.href);
@@ -69,7 +69,7 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.ok(tokens.refresh_token);
     assert.deepEqual(tokens.scope?.split(' ').sort(), ['decks:read', 'reviews:read', 'reviews:write']);
 
-    const whoami = await server.api('GET', '/whoami', { token: tokens.access_token });
+    const whoami = await suite.server.api('GET', '/whoami', { token: tokens.access_token });
     assert.equal(whoami.status, 200);
     assert.equal(whoami.body.source, 'oauth');
     assert.equal(whoami.body.userId, person.userId);
@@ -80,35 +80,35 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     const list = await client.fetchProtectedResource(config, tokens.access_token, new URL(`${resource}/decks`), 'GET');
     assert.equal(list.status, 200);
     // decks:write was unticked: the API says which scope is missing.
-    const write = await server.api('POST', '/decks/import', { token: tokens.access_token, json: { deck: { title: 'T', lang: 'en' }, cards: [{ front: 'a', back: 'b' }] } });
+    const write = await suite.server.api('POST', '/decks/import', { token: tokens.access_token, json: { deck: { title: 'T', lang: 'en' }, cards: [{ front: 'a', back: 'b' }] } });
     assert.equal(write.status, 403);
     assert.match(write.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="decks:write"/);
 
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token, { resource });
     assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
-    assert.equal((await server.api('GET', '/whoami', { token: refreshed.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/whoami', { token: refreshed.access_token })).status, 200);
     // The rotated-out refresh token is refused, and its reuse revokes the whole grant.
     await assert.rejects(client.refreshTokenGrant(config, tokens.refresh_token, { resource }), (e: client.ResponseBodyError) => e.error === 'invalid_grant');
     await assert.rejects(client.refreshTokenGrant(config, refreshed.refresh_token ?? '', { resource }), (e: client.ResponseBodyError) => e.error === 'invalid_grant');
-    const refused = await waitFor(5000, () => server.api('GET', '/whoami', { token: refreshed.access_token }), (r) => r.status === 401);
+    const refused = await waitFor(5000, () => suite.server.api('GET', '/whoami', { token: refreshed.access_token }), (r) => r.status === 401);
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
 
     // The grant is gone from the person's apps (reuse revoked it).
-    await page.goto(`${server.url}/settings/apps`);
+    await page.goto(`${suite.server.url}/settings/apps`);
     assert.doesNotMatch(await page.locator('main').innerText(), /Flashdeck plugin/);
   });
 
   test('should list a granted app in settings with its scopes and activity log, and disconnect it', async () => {
-    const config = await registerFromResourceMetadata(server, { client_name: 'Study agent', redirect_uris: ['http://127.0.0.1/callback'] });
-    const resource = `${server.url}/api/v1`;
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Study agent', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read reviews:read', resource });
     const callback = await consentInBrowser(page, auth.url, person.email, 'Allow', { appPort: app.port, signIn: false });
     const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
-    assert.equal((await server.api('GET', '/decks', { token: tokens.access_token, headers: { 'user-agent': 'study-agent/1.0' } })).status, 200);
-    await server.app.activity.flush();
+    assert.equal((await suite.server.api('GET', '/decks', { token: tokens.access_token, headers: { 'user-agent': 'study-agent/1.0' } })).status, 200);
+    await suite.server.app.activity.flush();
 
-    await page.goto(`${server.url}/settings/apps`);
+    await page.goto(`${suite.server.url}/settings/apps`);
     const row = page.getByRole('row', { name: /Study agent/ });
     assert.match(await row.innerText(), /decks:read, reviews:read/);
     assert.deepEqual(await axeViolations(page), []);
@@ -126,14 +126,14 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     await page.getByRole('button', { name: 'Disconnect' }).click();
     await page.getByRole('status').waitFor();
     assert.doesNotMatch(await page.locator('main').innerText(), /Study agent/);
-    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: tokens.access_token }), (r) => r.status === 401);
+    const refused = await waitFor(5000, () => suite.server.api('GET', '/decks', { token: tokens.access_token }), (r) => r.status === 401);
     assert.equal(refused.status, 401);
   });
 
   test('should show an unknown client the authorization error page without axe violations, at 1280 and 360 px', async () => {
     for (const width of [1280, 360]) {
       await page.setViewportSize({ width, height: 740 });
-      const response = await page.goto(`${server.url}/oauth/authorize?client_id=unknown&response_type=code&redirect_uri=https://elsewhere.example/cb`);
+      const response = await page.goto(`${suite.server.url}/oauth/authorize?client_id=unknown&response_type=code&redirect_uri=https://elsewhere.example/cb`);
       assert.equal(response?.status(), 400);
       await page.getByRole('heading', { name: 'The app could not be connected' }).waitFor();
       await screenshot(page, `oauth-error-${width}`);
@@ -144,8 +144,8 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
   });
 
   test('should list an app allowed on two devices once, with the scopes of both, and disconnect both', async () => {
-    const config = await registerFromResourceMetadata(server, { client_name: 'Two-device agent', redirect_uris: ['http://127.0.0.1/callback'] });
-    const resource = `${server.url}/api/v1`;
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Two-device agent', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${suite.server.url}/api/v1`;
     const allow = async (onPage: Page, scope: string, signIn: boolean) => {
       const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope, resource });
       const callback = await consentInBrowser(onPage, auth.url, person.email, 'Allow', { appPort: app.port, signIn });
@@ -156,9 +156,9 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     const otherContext = await browser.newContext();
     try {
       const second = await allow(await otherContext.newPage(), 'reviews:read', true);
-      for (const tokens of [first, second]) assert.equal((await server.api('GET', '/whoami', { token: tokens.access_token })).status, 200);
+      for (const tokens of [first, second]) assert.equal((await suite.server.api('GET', '/whoami', { token: tokens.access_token })).status, 200);
 
-      await page.goto(`${server.url}/settings/apps`);
+      await page.goto(`${suite.server.url}/settings/apps`);
       const rows = page.getByRole('row', { name: /Two-device agent/ });
       assert.equal(await rows.count(), 1);
       assert.match(await rows.innerText(), /decks:read, reviews:read/);
@@ -166,7 +166,7 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
       await page.getByRole('status').waitFor();
       assert.doesNotMatch(await page.locator('main').innerText(), /Two-device agent/);
       for (const tokens of [first, second]) {
-        const refused = await waitFor(5000, () => server.api('GET', '/whoami', { token: tokens.access_token }), (r) => r.status === 401);
+        const refused = await waitFor(5000, () => suite.server.api('GET', '/whoami', { token: tokens.access_token }), (r) => r.status === 401);
         assert.equal(refused.status, 401);
       }
     } finally {
@@ -175,16 +175,16 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
   });
 
   test('should refuse every token of a grant once its refresh token is revoked (RFC 7009)', async () => {
-    const config = await registerFromResourceMetadata(server, { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'] });
-    const resource = `${server.url}/api/v1`;
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource });
     // Signed in already (previous test): straight to consent.
     const callback = await consentInBrowser(page, auth.url, person.email, 'Allow', { appPort: app.port, signIn: false });
     const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
-    assert.equal((await server.api('GET', '/decks', { token: tokens.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks', { token: tokens.access_token })).status, 200);
     await client.tokenRevocation(config, tokens.refresh_token ?? '');
     await assert.rejects(client.refreshTokenGrant(config, tokens.refresh_token ?? '', { resource }), (e: client.ResponseBodyError) => e.error === 'invalid_grant');
-    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: tokens.access_token }), (r) => r.status === 401);
+    const refused = await waitFor(5000, () => suite.server.api('GET', '/decks', { token: tokens.access_token }), (r) => r.status === 401);
     assert.equal(refused.status, 401);
   });
 });

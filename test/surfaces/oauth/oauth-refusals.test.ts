@@ -7,33 +7,33 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import { storedId } from '../../../src/modules/oauth/oauth-adapter.ts';
 import { purgeExpiredEntities, REVOKED_ACCESS_TOKEN } from '../../../src/modules/oauth/oauth.repository.ts';
-import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer } from '../../helpers/oauth.ts';
-import { manualClock, type TestServer } from '../../helpers/server.ts';
+import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser } from '../../helpers/oauth.ts';
+import { manualClock, buildForSuite } from '../../helpers/server.ts';
 import { waitFor } from '../../scale/cluster.ts';
 
 const isError = (code: string) => (e: client.ResponseBodyError) => e.error === code;
 
 describe('OAuth refusals', () => {
   const clock = manualClock();
-  let server: TestServer;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   let config: client.Configuration;
   let api: string;
   let mcp: string;
   let browser: FormBrowser;
-  before(async () => {
-    [server, app] = await Promise.all([startOauthServer({}, { clock: clock.clock }), loopbackApp()]);
-    person = await signedUpUser(server);
-    config = await registerFromResourceMetadata(server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
-    api = `${server.url}/api/v1`;
-    mcp = `${server.url}/mcp`;
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await app.close();
-    await server.close();
   });
-  beforeEach(() => { browser = new FormBrowser(server.url); });
+  const suite = buildForSuite({ overrides: { clock: clock.clock }, publicUrl: true });
+  before(async () => {
+    app = await loopbackApp();
+    person = await signedUpUser(suite.server);
+    config = await registerFromResourceMetadata(suite.server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
+    api = `${suite.server.url}/api/v1`;
+    mcp = `${suite.server.url}/mcp`;
+  });
+  beforeEach(() => { browser = new FormBrowser(suite.server.url); });
 
   async function code(params: { scope?: string; resource?: string } = {}, decision: 'allow' | 'deny' = 'allow', scopes?: string[]) {
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: params.scope ?? 'decks:read', resource: params.resource ?? api });
@@ -65,9 +65,9 @@ describe('OAuth refusals', () => {
     const auth = await code();
     // Sixty seconds pass: the stored code's expiry, as oidc-provider reads it, is in the past.
     const id = storedId('AuthorizationCode', auth.callback.searchParams.get('code') ?? '');
-    const row = await server.app.services.db.selectFrom('oauth_entities').select('payload').where('model', '=', 'AuthorizationCode').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await suite.server.app.services.db.selectFrom('oauth_entities').select('payload').where('model', '=', 'AuthorizationCode').where('id', '=', id).executeTakeFirstOrThrow();
     const payload = { ...JSON.parse(row.payload) as Record<string, unknown>, exp: Math.floor(Date.now() / 1000) - 1 };
-    await server.app.services.db.updateTable('oauth_entities').set({ payload: JSON.stringify(payload) }).where('model', '=', 'AuthorizationCode').where('id', '=', id).execute();
+    await suite.server.app.services.db.updateTable('oauth_entities').set({ payload: JSON.stringify(payload) }).where('model', '=', 'AuthorizationCode').where('id', '=', id).execute();
     await assert.rejects(
       client.authorizationCodeGrant(config, auth.callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource: api }),
       isError('invalid_grant'),
@@ -76,11 +76,11 @@ describe('OAuth refusals', () => {
 
   test('should refuse at the API a token asked for the MCP endpoint, and at MCP one asked for the API', async () => {
     const forMcp = await tokens({ resource: mcp });
-    const response = await server.api('GET', '/decks', { token: forMcp.access_token });
+    const response = await suite.server.api('GET', '/decks', { token: forMcp.access_token });
     assert.equal(response.status, 401);
     assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     const forApi = await tokens({ resource: api });
-    assert.equal((await server.api('GET', '/decks', { token: forApi.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks', { token: forApi.access_token })).status, 200);
     // And the other way round: the MCP endpoint refuses the API's token and takes its own.
     const mcpCall = (token: string) => fetch(mcp, {
       method: 'POST',
@@ -95,12 +95,12 @@ describe('OAuth refusals', () => {
 
   test('should refuse an access token after its hour', async () => {
     const issued = await tokens();
-    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks', { token: issued.access_token })).status, 200);
     const before = clock.ms;
     // An hour (and a second) after the token was issued.
     clock.ms = Date.now() + 3601 * 1000;
     try {
-      const response = await server.api('GET', '/decks', { token: issued.access_token });
+      const response = await suite.server.api('GET', '/decks', { token: issued.access_token });
       assert.equal(response.status, 401);
       assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     } finally {
@@ -119,18 +119,18 @@ describe('OAuth refusals', () => {
       await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource }), isError('invalid_target'));
     }
     const refreshed = await client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource: api });
-    assert.equal((await server.api('GET', '/decks', { token: refreshed.access_token })).status, 200);
-    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks', { token: refreshed.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks', { token: issued.access_token })).status, 200);
   });
 
   test('should refuse a revoked access token with TOKEN_REVOKED, and one never issued with UNAUTHORIZED', async () => {
     const issued = await tokens({ scope: 'decks:read' });
-    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    assert.equal((await suite.server.api('GET', '/decks', { token: issued.access_token })).status, 200);
     await client.tokenRevocation(config, issued.access_token);
-    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: issued.access_token }), (r) => r.status === 401);
+    const refused = await waitFor(5000, () => suite.server.api('GET', '/decks', { token: issued.access_token }), (r) => r.status === 401);
     assert.equal(refused.body.error.code, 'TOKEN_REVOKED');
     assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
-    const unknown = await server.api('GET', '/decks', { token: issued.access_token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) });
+    const unknown = await suite.server.api('GET', '/decks', { token: issued.access_token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) });
     assert.equal(unknown.status, 401);
     assert.equal(unknown.body.error.code, 'UNAUTHORIZED');
   });
@@ -141,7 +141,7 @@ describe('OAuth refusals', () => {
     const callback = await browser.authorize(auth.url, person.email, 'allow', ['decks:read', 'reviews:read']);
     assert.equal(callback.searchParams.get('error'), null);
     const issued = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource: api });
-    const whoami = await server.api('GET', '/whoami', { token: issued.access_token });
+    const whoami = await suite.server.api('GET', '/whoami', { token: issued.access_token });
     assert.deepEqual(whoami.body.scopes, ['decks:read', 'reviews:read']);
   });
 
@@ -153,8 +153,8 @@ describe('OAuth refusals', () => {
 
   test('should refuse a disconnected app at the API within 5 seconds, and its refresh token', async () => {
     const issued = await tokens({ scope: 'decks:read reviews:read' });
-    assert.equal((await server.api('GET', '/decks', { token: issued.access_token })).status, 200);
-    const whoami = await server.api('GET', '/whoami', { token: issued.access_token });
+    assert.equal((await suite.server.api('GET', '/decks', { token: issued.access_token })).status, 200);
+    const whoami = await suite.server.api('GET', '/whoami', { token: issued.access_token });
     const grantId = whoami.body.token.id as string;
     const apps = await browser.request('/settings/apps');
     const html = await apps.text();
@@ -162,7 +162,7 @@ describe('OAuth refusals', () => {
     assert.match(html, /decks:read, reviews:read/);
     const disconnect = await browser.request(`/settings/apps/${grantId}/disconnect`, { form: { _csrf: FormBrowser.csrfOf(html) } });
     assert.equal(disconnect.status, 303);
-    const refused = await waitFor(5000, () => server.api('GET', '/decks', { token: issued.access_token }), (r) => r.status === 401);
+    const refused = await waitFor(5000, () => suite.server.api('GET', '/decks', { token: issued.access_token }), (r) => r.status === 401);
     assert.equal(refused.status, 401);
     await assert.rejects(client.refreshTokenGrant(config, issued.refresh_token ?? '', { resource: api }), isError('invalid_grant'));
     assert.doesNotMatch(await (await browser.request('/settings/apps')).text(), new RegExp(grantId));
@@ -171,17 +171,17 @@ describe('OAuth refusals', () => {
   test('should count the calls of every token of one grant in the same rate-limit bucket', async () => {
     const first = await tokens({ scope: 'decks:read' });
     const remaining = (response: { headers: Headers }) => Number(/r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')?.[1]);
-    const before = remaining(await server.api('GET', '/whoami', { token: first.access_token }));
+    const before = remaining(await suite.server.api('GET', '/whoami', { token: first.access_token }));
     const second = await client.refreshTokenGrant(config, first.refresh_token ?? '', { resource: api });
     assert.notEqual(second.access_token, first.access_token);
-    assert.equal(remaining(await server.api('GET', '/whoami', { token: second.access_token })), before - 1);
+    assert.equal(remaining(await suite.server.api('GET', '/whoami', { token: second.access_token })), before - 1);
   });
 
   // Last: the purge runs at a time far ahead, and takes every other expired row of this server along.
   test('should keep a revoked access token for 30 days past its expiry, then purge it', async () => {
     const issued = await tokens();
     await client.tokenRevocation(config, issued.access_token);
-    const { db } = server.app.services;
+    const { db } = suite.server.app.services;
     const id = storedId('AccessToken', issued.access_token);
     const model = async () => (await db.selectFrom('oauth_entities').select('model').where('id', '=', id).executeTakeFirst())?.model;
     assert.equal(await model(), REVOKED_ACCESS_TOKEN);

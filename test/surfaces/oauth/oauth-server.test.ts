@@ -2,25 +2,23 @@
 // protected-resource document, dynamic registration and its redirect rule, PKCE S256 only, and the
 // outbound fetch of client ID metadata documents (SSRF guard, size limit, JSON guard).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { guardedFetch, isSpecialAddress } from '../../../src/modules/oauth/metadata-fetch.ts';
-import { registerFromResourceMetadata, startOauthServer } from '../../helpers/oauth.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { registerFromResourceMetadata } from '../../helpers/oauth.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 
 describe('the authorization server', () => {
-  let server: TestServer;
-  before(async () => { server = await startOauthServer(); });
-  after(async () => { await server.close(); });
+  const suite = buildForSuite({ publicUrl: true });
 
   test('should publish RFC 8414 metadata that agrees with the protected-resource metadata', async () => {
-    const prm = await (await fetch(`${server.url}/.well-known/oauth-protected-resource`)).json() as Record<string, unknown>;
-    const as = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
-    assert.deepEqual(prm.authorization_servers, [server.url]);
-    assert.equal(as.issuer, server.url);
-    assert.equal(as.authorization_endpoint, `${server.url}/oauth/authorize`);
-    assert.equal(as.token_endpoint, `${server.url}/oauth/token`);
-    assert.equal(as.revocation_endpoint, `${server.url}/oauth/revoke`);
-    assert.equal(as.registration_endpoint, `${server.url}/oauth/register`);
+    const prm = await (await fetch(`${suite.server.url}/.well-known/oauth-protected-resource`)).json() as Record<string, unknown>;
+    const as = await (await fetch(`${suite.server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+    assert.deepEqual(prm.authorization_servers, [suite.server.url]);
+    assert.equal(as.issuer, suite.server.url);
+    assert.equal(as.authorization_endpoint, `${suite.server.url}/oauth/authorize`);
+    assert.equal(as.token_endpoint, `${suite.server.url}/oauth/token`);
+    assert.equal(as.revocation_endpoint, `${suite.server.url}/oauth/revoke`);
+    assert.equal(as.registration_endpoint, `${suite.server.url}/oauth/register`);
     assert.deepEqual(as.code_challenge_methods_supported, ['S256']);
     assert.ok((as.token_endpoint_auth_methods_supported as string[]).includes('none'));
     assert.equal(as.client_id_metadata_document_supported, true);
@@ -36,10 +34,10 @@ describe('the authorization server', () => {
 
   test('should list in the metadata of both resources exactly the scopes a client may ask the authorization server for', async () => {
     for (const path of ['', '/api/v1', '/mcp']) {
-      const prm = await (await fetch(`${server.url}/.well-known/oauth-protected-resource${path}`)).json() as Record<string, unknown>;
+      const prm = await (await fetch(`${suite.server.url}/.well-known/oauth-protected-resource${path}`)).json() as Record<string, unknown>;
       assert.deepEqual(prm.scopes_supported, ['decks:read', 'decks:write', 'reviews:read', 'reviews:write'], path);
       // A client that registers with them (as the MCP SDK's client does) is registered.
-      const registered = await fetch(`${server.url}/oauth/register`, {
+      const registered = await fetch(`${suite.server.url}/oauth/register`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', scope: (prm.scopes_supported).join(' ') }),
       });
@@ -48,7 +46,7 @@ describe('the authorization server', () => {
   });
 
   test('should register a client with a loopback redirect dynamically', async () => {
-    const config = await registerFromResourceMetadata(server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
     const metadata = config.clientMetadata();
     assert.equal(metadata.client_name, 'Plugin');
     assert.equal(metadata.token_endpoint_auth_method, 'none');
@@ -56,7 +54,7 @@ describe('the authorization server', () => {
   });
 
   test('should refuse to register a plain http redirect that is not loopback', async () => {
-    const response = await fetch(`${server.url}/oauth/register`, {
+    const response = await fetch(`${suite.server.url}/oauth/register`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'Bad', redirect_uris: ['http://app.example/callback'], token_endpoint_auth_method: 'none' }),
     });
@@ -65,7 +63,7 @@ describe('the authorization server', () => {
   });
 
   test('should refuse a registration body with a key of one backslash before parsing it', async () => {
-    const response = await fetch(`${server.url}/oauth/register`, {
+    const response = await fetch(`${suite.server.url}/oauth/register`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":["https://a.example/cb"],"\\\\":1}',
     });
     assert.equal(response.status, 400);
@@ -73,7 +71,7 @@ describe('the authorization server', () => {
   });
 
   test('should answer an unknown client with an error page that carries the security headers of every page', async () => {
-    const response = await fetch(`${server.url}/oauth/authorize?client_id=abc&response_type=code&redirect_uri=https://elsewhere.example/cb`, { redirect: 'manual' });
+    const response = await fetch(`${suite.server.url}/oauth/authorize?client_id=abc&response_type=code&redirect_uri=https://elsewhere.example/cb`, { redirect: 'manual' });
     assert.equal(response.status, 400);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
     const csp = response.headers.get('content-security-policy') ?? '';
@@ -90,12 +88,12 @@ describe('the authorization server', () => {
     let clientId: string;
     const redirect = 'http://127.0.0.1:7/callback';
     before(async () => {
-      const config = await registerFromResourceMetadata(server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
+      const config = await registerFromResourceMetadata(suite.server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
       clientId = config.clientMetadata().client_id;
     });
 
     async function authorize(params: Record<string, string>): Promise<Response> {
-      const url = new URL(`${server.url}/oauth/authorize`);
+      const url = new URL(`${suite.server.url}/oauth/authorize`);
       for (const [k, v] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: redirect, scope: 'decks:read', ...params })) url.searchParams.set(k, v);
       return fetch(url, { redirect: 'manual' });
     }

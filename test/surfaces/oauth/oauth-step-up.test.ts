@@ -9,9 +9,9 @@ import {
   type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { consentInBrowser, loopbackApp, signedUpUser, startOauthServer } from '../../helpers/oauth.ts';
+import { consentInBrowser, loopbackApp, signedUpUser } from '../../helpers/oauth.ts';
 import { browserSkipReason, launchChromium } from '../../helpers/browser.ts';
-import { createDeck, type TestServer } from '../../helpers/server.ts';
+import { createDeck, buildForSuite } from '../../helpers/server.ts';
 
 /** An in-memory provider, as the SDK's example clients keep one. */
 class MemoryProvider implements OAuthClientProvider {
@@ -42,27 +42,27 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 describe('step-up from the official SDK 2.x client', { skip: browserSkipReason() }, () => {
-  let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
-  before(async () => {
-    [server, browser, app] = await Promise.all([startOauthServer(), launchChromium(), loopbackApp()]);
-    context = await browser.newContext();
-    page = await context.newPage();
-    person = await signedUpUser(server);
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await context.close();
     await browser.close();
     await app.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
+  before(async () => {
+    [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
+    context = await browser.newContext();
+    page = await context.newPage();
+    person = await signedUpUser(suite.server);
   });
 
   test('should take the SDK from a 403 insufficient_scope through the person\'s new consent to the same tool call succeeding', async () => {
-    const mcpUrl = new URL(`${server.url}/mcp`);
+    const mcpUrl = new URL(`${suite.server.url}/mcp`);
     const provider = new MemoryProvider(`http://localhost:${app.port}/callback`);
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     await assert.rejects(new Client({ name: 'step-up-agent', version: '1.0.0' }).connect(first), UnauthorizedError);
@@ -75,8 +75,8 @@ describe('step-up from the official SDK 2.x client', { skip: browserSkipReason()
     const mcp = new Client({ name: 'step-up-agent', version: '1.0.0' });
     await mcp.connect(transport);
     try {
-      const pat = await server.token(person.email, ['decks:read', 'decks:write']);
-      const { deckId } = await createDeck(server, pat.token, 2);
+      const pat = await suite.server.token(person.email, ['decks:read', 'decks:write']);
+      const { deckId } = await createDeck(suite.server, pat.token, 2);
       assert.equal((await mcp.callTool({ name: 'get_deck', arguments: { deckId } })).isError, undefined);
       const append = { name: 'append_cards', arguments: { deckId, idempotencyKey: 'step-up-append-1', cards: [{ front: 'Q', back: 'A' }] } };
 
@@ -94,7 +94,7 @@ describe('step-up from the official SDK 2.x client', { skip: browserSkipReason()
 
       const result = await mcp.callTool(append);
       assert.equal(result.isError, undefined, JSON.stringify(result.content));
-      const deck = await server.api('GET', `/decks/${deckId}`, { token: pat.token });
+      const deck = await suite.server.api('GET', `/decks/${deckId}`, { token: pat.token });
       assert.equal(deck.body.cards.length, 3);
     } finally {
       await mcp.close();

@@ -7,26 +7,26 @@ import { after, before, describe, test } from 'node:test';
 import * as client from 'openid-client';
 import { buildApp, type FlashdeckApp } from '../../../src/app.ts';
 import { onPostgres, redisNamespaceFor } from '../../helpers/backend.ts';
-import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser, startOauthServer } from '../../helpers/oauth.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { authorizationUrl, FormBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser } from '../../helpers/oauth.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { waitFor } from '../../scale/cluster.ts';
 
 describe('OAuth across two instances', () => {
-  let a: TestServer;
   let b: FlashdeckApp;
   let bUrl: string;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
-  before(async () => {
-    [a, app] = await Promise.all([startOauthServer(), loopbackApp()]);
-    b = await buildApp({ ...a.config, port: 0 }, { logger: false, redisNamespace: onPostgres() ? redisNamespaceFor(a.dataDir) : undefined });
-    await b.listen({ port: 0, host: '127.0.0.1' });
-    const address = b.server.address();
-    bUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  });
+  // Before the suite's hooks: b shares the suite's store, so it closes before the suite drops it.
   after(async () => {
     await b.close();
     await app.close();
-    await a.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
+  before(async () => {
+    app = await loopbackApp();
+    b = await buildApp({ ...suite.server.config, port: 0 }, { logger: false, redisNamespace: onPostgres() ? redisNamespaceFor(suite.server.dataDir) : undefined });
+    await b.listen({ port: 0, host: '127.0.0.1' });
+    const address = b.server.address();
+    bUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   });
 
   async function call(base: string, token: string, path = '/whoami'): Promise<Response> {
@@ -41,11 +41,11 @@ describe('OAuth across two instances', () => {
   }
 
   test('should authorize on one instance and serve the API, refresh and disconnect on either', async () => {
-    const person = await signedUpUser(a);
-    const config = await registerFromResourceMetadata(a, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
-    const resource = `${a.url}/api/v1`;
+    const person = await signedUpUser(suite.server);
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Plugin', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read decks:write', resource });
-    const browser = new FormBrowser(a.url);
+    const browser = new FormBrowser(suite.server.url);
     const callback = await browser.authorize(auth.url, person.email, 'allow');
     const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource });
 
@@ -57,20 +57,20 @@ describe('OAuth across two instances', () => {
     const refreshed = await refreshOn(bUrl, config.clientMetadata().client_id, tokens.refresh_token ?? '', resource);
     assert.equal(refreshed.status, 200);
     const second = await refreshed.json() as { access_token: string; refresh_token: string };
-    assert.equal((await call(a.url, second.access_token)).status, 200);
+    assert.equal((await call(suite.server.url, second.access_token)).status, 200);
     // The token rotated out on B is refused on A.
-    assert.equal((await refreshOn(a.url, config.clientMetadata().client_id, tokens.refresh_token ?? '', resource)).status, 400);
+    assert.equal((await refreshOn(suite.server.url, config.clientMetadata().client_id, tokens.refresh_token ?? '', resource)).status, 400);
     // ... and that reuse revoked the grant everywhere.
     const revoked = await waitFor(5000, () => call(bUrl, second.access_token), (r) => r.status === 401);
     assert.equal(revoked.status, 401);
   });
 
   test('should refuse on the other instance within 5 seconds an app disconnected on one', async () => {
-    const person = await signedUpUser(a);
-    const config = await registerFromResourceMetadata(a, { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'] });
-    const resource = `${a.url}/api/v1`;
+    const person = await signedUpUser(suite.server);
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Agent', redirect_uris: ['http://127.0.0.1/callback'] });
+    const resource = `${suite.server.url}/api/v1`;
     const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource });
-    const browser = new FormBrowser(a.url);
+    const browser = new FormBrowser(suite.server.url);
     const tokens = await client.authorizationCodeGrant(
       config, await browser.authorize(auth.url, person.email, 'allow'), { pkceCodeVerifier: auth.verifier, expectedState: auth.state }, { resource },
     );

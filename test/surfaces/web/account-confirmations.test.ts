@@ -3,26 +3,26 @@
 // comes back to the same consent after signing in as someone else.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { authorizationUrl, FormBrowser, loopbackApp, PASSWORD, registerFromResourceMetadata, signedUpUser, startOauthServer } from '../../helpers/oauth.ts';
-import type { TestServer } from '../../helpers/server.ts';
+import { authorizationUrl, FormBrowser, loopbackApp, PASSWORD, registerFromResourceMetadata, signedUpUser } from '../../helpers/oauth.ts';
+import { buildForSuite } from '../../helpers/server.ts';
 import { newEmail, WebClient } from '../../helpers/web.ts';
 
 describe('account pages say what they did', () => {
-  let server: TestServer;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
-  before(async () => {
-    [server, app] = await Promise.all([startOauthServer(), loopbackApp()]);
-  });
+  // Before the suite's hooks: closed first, while the server still answers.
   after(async () => {
     await app.close();
-    await server.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
+  before(async () => {
+    app = await loopbackApp();
   });
 
   test('should confirm Sign out everywhere by the number of sessions it ended, and end the other browser\'s session', async () => {
     const email = newEmail('everywhere');
-    const here = new WebClient(server.url);
+    const here = new WebClient(suite.server.url);
     assert.equal((await here.signUp(email)).status, 303);
-    const there = new WebClient(server.url);
+    const there = new WebClient(suite.server.url);
     assert.equal((await there.signIn(email)).status, 303);
     await here.get('/settings/account');
     const done = await here.post('/settings/account/sign-out-everywhere', {});
@@ -33,11 +33,11 @@ describe('account pages say what they did', () => {
   });
 
   test('should show who is signed in on the consent page, and let "Not you?" sign in as someone else and come back to it', async () => {
-    const first = await signedUpUser(server);
-    const second = await signedUpUser(server);
-    const config = await registerFromResourceMetadata(server, { client_name: 'Plugin', redirect_uris: [app.redirectUri] });
-    const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource: `${server.url}/api/v1` });
-    const browser = new FormBrowser(server.url);
+    const first = await signedUpUser(suite.server);
+    const second = await signedUpUser(suite.server);
+    const config = await registerFromResourceMetadata(suite.server, { client_name: 'Plugin', redirect_uris: [app.redirectUri] });
+    const auth = await authorizationUrl(config, { redirect_uri: app.redirectUri, scope: 'decks:read', resource: `${suite.server.url}/api/v1` });
+    const browser = new FormBrowser(suite.server.url);
 
     const signIn = async (url: string, html: string, email: string) => {
       const next = /name="next" value="([^"]*)"/.exec(html)?.[1] ?? '/';
