@@ -24,7 +24,7 @@ export interface Instance extends ServerProcess {
   api: TestServer['api'];
 }
 
-/** A server process whose API responses are checked like startServer's: OpenAPI and envelope. */
+/** A server process whose API responses are checked like build's: OpenAPI and envelope. */
 export async function startInstance(dataDir: string, env: Record<string, string> = {}): Promise<Instance> {
   const proc = await startServerProcess(dataDir, env);
   const document = await (await fetch(`${proc.base}/openapi.json`)).json();
