@@ -4,9 +4,11 @@
 import http from 'node:http';
 import net from 'node:net';
 import * as client from 'openid-client';
-import type { Page } from 'playwright-core';
+import { after, before } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUp } from '../../src/modules/users/users.service.ts';
-import type { TestServer } from './server.ts';
+import { launchChromium } from './browser.ts';
+import { buildForSuite, type TestServer, type TestUser } from './server.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -169,4 +171,39 @@ export function startAuthorization(server: TestServer, params: Record<string, st
   const url = new URL(`${server.url}/oauth/authorize`);
   for (const [k, v] of Object.entries({ response_type: 'code', ...SOME_CHALLENGE, ...params })) url.searchParams.set(k, v);
   return fetch(url, { redirect: 'manual' });
+}
+
+/** What a suite that consents in a browser works with. */
+export interface ConsentBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** The loopback app OAuth redirects come back to. */
+  app: Awaited<ReturnType<typeof loopbackApp>>;
+  /** A person signed up with PASSWORD, who signs in and consents in `page`. */
+  person: { userId: string; email: string };
+}
+
+/**
+ * In a describe body: the app on its public URL (the issuer clients use), Chromium with one page,
+ * a loopback app for redirects and a signed-up person, made before the suite's tests (`ready` gets
+ * them) and closed after them, the browser and loopback app before the app.
+ */
+export function consentBrowserSuite(ready: (made: ConsentBrowser) => void): { readonly server: TestServer; readonly user: TestUser } {
+  let made: ConsentBrowser | undefined;
+  // Declared before buildForSuite, so it runs before the app is closed.
+  after(async () => {
+    await made?.context.close();
+    await made?.browser.close();
+    await made?.app.close();
+  });
+  const suite = buildForSuite({ publicUrl: true });
+  before(async () => {
+    const [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    made = { browser, context, page, app, person: await signedUpUser(suite.server) };
+    ready(made);
+  });
+  return suite;
 }

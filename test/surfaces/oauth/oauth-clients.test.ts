@@ -10,15 +10,14 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as client from 'openid-client';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { authorizationUrl, consentInBrowser, loopbackApp, PASSWORD, signedUpUser } from '../../helpers/oauth.ts';
+import type { Page } from 'playwright-core';
+import { authorizationUrl, consentInBrowser, loopbackApp, PASSWORD, consentBrowserSuite } from '../../helpers/oauth.ts';
 import { connectWithOauth, MemoryOauthProvider } from '../../helpers/mcp-oauth.ts';
-import { browserSkipReason, launchChromium } from '../../helpers/browser.ts';
-import { buildForSuite } from '../../helpers/server.ts';
+import { browserSkipReason } from '../../helpers/browser.ts';
 import { waitFor } from '../../scale/cluster.ts';
 
 /** openid-client with its default discovery (OpenID Connect's), over plain http on loopback. */
@@ -29,25 +28,12 @@ const require = createRequire(import.meta.url);
 const MCP_REMOTE = path.join(path.dirname(require.resolve('mcp-remote/package.json')), (require('mcp-remote/package.json') as { bin: Record<string, string> }).bin['mcp-remote'] ?? '');
 
 describe('OAuth clients with their default settings', { skip: browserSkipReason() }, () => {
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   let signedIn = false;
   // Before the suite's hooks: closed first, while the server still answers.
-  after(async () => {
-    await context.close();
-    await browser.close();
-    await app.close();
-  });
-  const suite = buildForSuite({ publicUrl: true });
-  before(async () => {
-    [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
-    context = await browser.newContext();
-    page = await context.newPage();
-    person = await signedUpUser(suite.server);
-  });
+  const suite = consentBrowserSuite((made) => ({ page, app, person } = made));
 
   /** The person's part: sign in (the first time), leave the boxes as they are, click Allow; where the browser went. */
   async function allow(url: URL, appPort = app.port): Promise<URL> {

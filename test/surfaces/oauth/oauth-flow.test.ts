@@ -3,37 +3,24 @@
 // page in headless Chromium, code exchange, API calls within the granted scopes, refresh with
 // rotation and reuse detection, revocation. The same with a client ID metadata document.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as client from 'openid-client';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
-  authorizationUrl, consentInBrowser, loopbackApp, registerFromResourceMetadata, signedUpUser,
+  authorizationUrl, consentInBrowser, loopbackApp, registerFromResourceMetadata, consentBrowserSuite
 } from '../../helpers/oauth.ts';
-import { axeViolations, browserSkipReason, launchChromium, screenshot } from '../../helpers/browser.ts';
-import { buildForSuite } from '../../helpers/server.ts';
+import { axeViolations, browserSkipReason, screenshot } from '../../helpers/browser.ts';
 import { waitFor } from '../../scale/cluster.ts';
 
 const API_SCOPES = 'decks:read decks:write reviews:read reviews:write';
 
 describe('an OAuth client through discovery, registration, sign-in and consent', { skip: browserSkipReason() }, () => {
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   // Before the suite's hooks: closed first, while the server still answers.
-  after(async () => {
-    await context.close();
-    await browser.close();
-    await app.close();
-  });
-  const suite = buildForSuite({ publicUrl: true });
-  before(async () => {
-    [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
-    context = await browser.newContext();
-    page = await context.newPage();
-    person = await signedUpUser(suite.server);
-  });
+  const suite = consentBrowserSuite((made) => ({ browser, page, app, person } = made));
 
   test('should connect, call the API within the granted scopes, rotate refresh tokens and revoke the grant on reuse', async () => {
     const config = await registerFromResourceMetadata(suite.server, { client_name: 'Flashdeck plugin', redirect_uris: ['http://127.0.0.1/callback'] });

@@ -3,15 +3,15 @@
 // scope, the SDK asks for the union of what it holds and what the tool needs, the person sees the
 // consent page again in Chromium and allows it, and the same call then succeeds.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   Client, StreamableHTTPClientTransport, UnauthorizedError,
   type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { consentInBrowser, loopbackApp, signedUpUser } from '../../helpers/oauth.ts';
-import { browserSkipReason, launchChromium } from '../../helpers/browser.ts';
-import { createDeck, buildForSuite } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { consentInBrowser, loopbackApp, consentBrowserSuite } from '../../helpers/oauth.ts';
+import { browserSkipReason } from '../../helpers/browser.ts';
+import { createDeck } from '../../helpers/server.ts';
 
 /** An in-memory provider, as the SDK's example clients keep one. */
 class MemoryProvider implements OAuthClientProvider {
@@ -42,24 +42,11 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 describe('step-up from the official SDK 2.x client', { skip: browserSkipReason() }, () => {
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let app: Awaited<ReturnType<typeof loopbackApp>>;
   let person: { userId: string; email: string };
   // Before the suite's hooks: closed first, while the server still answers.
-  after(async () => {
-    await context.close();
-    await browser.close();
-    await app.close();
-  });
-  const suite = buildForSuite({ publicUrl: true });
-  before(async () => {
-    [browser, app] = await Promise.all([launchChromium(), loopbackApp()]);
-    context = await browser.newContext();
-    page = await context.newPage();
-    person = await signedUpUser(suite.server);
-  });
+  const suite = consentBrowserSuite((made) => ({ page, app, person } = made));
 
   test('should take the SDK from a 403 insufficient_scope through the person\'s new consent to the same tool call succeeding', async () => {
     const mcpUrl = new URL(`${suite.server.url}/mcp`);
