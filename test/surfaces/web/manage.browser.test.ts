@@ -74,6 +74,8 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
       await page.getByRole('status').getByText(/Card \d added\./).waitFor();
       assert.equal(await page.getByLabel('Front', { exact: true }).inputValue(), '', 'the form is a new card\'s');
       assert.equal(await page.getByRole('button', { name: 'Add card' }).count(), 1);
+      // Autofocus lands once the new form has loaded, which may be just after the status shows.
+      await page.waitForFunction("document.activeElement && document.activeElement.id === 'card-front'", undefined, { timeout: 5000 }).catch(() => undefined);
       assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'card-front', 'the next card is written at once');
     }
     await checkState(page, 'editor-card-added');

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { principalOf, sendJson, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { PathId } from '../../../schemas/common.ts';
 import { DeckDetailSchema } from '../../../modules/decks/decks.schemas.ts';
 import { TrashListSchema } from '../../../modules/decks/deck-trash.schemas.ts';
@@ -52,7 +52,7 @@ export const deckTrashRoutes: RouteModule = (app, { ctx }) => {
       summary: 'Bring a deleted deck back from the trash (extension)',
       description: 'The same deck: ids, cards and review history. Answers with the deck (a deck not in the trash is answered as it is). At deck capacity: 403 DECK_LIMIT_REACHED. Needs `decks:delete`.',
       params: DeckIdParams,
-      response: { 200: DeckDetailSchema, ...errorResponses([...DECK_ERRORS, 'DECK_LIMIT_REACHED']) },
+      response: { 200: DeckDetailSchema, ...errorResponses([...DECK_ERRORS, ...BODY_ERRORS, 'DECK_LIMIT_REACHED']) },
     },
   }, async (request, reply) => sendJson(reply, await restoreDeck(ctx, principalOf(request), { deckId: request.params.deckId })));
 };

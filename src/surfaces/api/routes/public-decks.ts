@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
-import { AUTH_ERRORS, IdempotencyKeyHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
+import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { PathId } from '../../../schemas/common.ts';
 import { CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, SearchQuery, TagQuery } from '../../../modules/decks/deck-search.schemas.ts';
 import { copyPublicDeck, getPublicDeck, listPublicDecks } from '../../../modules/decks/public-decks.service.ts';
@@ -52,7 +52,7 @@ export const publicDecksRoutes: RouteModule = (app, { ctx, idempotent }) => {
       headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
       response: {
         201: CopiedDeckSchema,
-        ...errorResponses([...READ_ERRORS, 'DECK_LIMIT_REACHED', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
+        ...errorResponses([...READ_ERRORS, ...BODY_ERRORS, 'DECK_LIMIT_REACHED', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_IN_USE']),
       },
     },
   }, async (request, reply) => idempotent(request, reply, (beforeCommit) => copyPublicDeck(ctx, principalOf(request), { deckId: request.params.deckId }, beforeCommit), () => 201));
