@@ -1,6 +1,6 @@
 // Review sessions: request and response shapes, with the examples the OpenAPI document shows.
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable, PathId } from '../../schemas/common.ts';
+import { DateTime, Nullable, PageQuery, PathId } from '../../schemas/common.ts';
 import { CardDtoSchema, MAX_CARDS_PER_DECK } from '../decks/decks.schemas.ts';
 
 export const RATINGS = ['again', 'hard', 'good', 'easy'] as const;
@@ -195,8 +195,7 @@ export const SessionListSchema = Type.Object({
 export const SessionListQuerySchema = Type.Object({
   deckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "Only this deck's sessions; a deck that is not the user's is 404 DECK_NOT_FOUND" })),
   status: Type.Optional(Type.Enum([...SESSION_STATUSES])),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+  ...PageQuery,
 });
 
 export type Due = Static<typeof DueSchema>;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { principalOf, sendJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
-import { PathId } from '../../../schemas/common.ts';
+import { PageQuery, PathId } from '../../../schemas/common.ts';
 import { DeckDetailSchema } from '../../../modules/decks/decks.schemas.ts';
 import { TrashListSchema } from '../../../modules/decks/deck-trash.schemas.ts';
 import { deleteDeck, listTrash, restoreDeck } from '../../../modules/decks/deck-trash.service.ts';
@@ -37,8 +37,7 @@ export const deckTrashRoutes: RouteModule = (app, { ctx }) => {
       summary: "List the user's deleted decks (extension)",
       description: 'Newest deletion first; each with `deletedAt` and `purgeAt`. `nextToken` is an opaque keyset cursor.',
       querystring: Type.Object({
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-        token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+        ...PageQuery,
       }),
       response: { 200: TrashListSchema, ...errorResponses([...AUTH_ERRORS, 'FORBIDDEN']) },
     },

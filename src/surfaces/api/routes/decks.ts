@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { deckRepresentation, notModified, principalOf, sendJson, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IfMatchHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
-import { PathId } from '../../../schemas/common.ts';
+import { PageQuery, PathId } from '../../../schemas/common.ts';
 import { exportDeckCsv } from '../../../modules/deck-import/deck-csv.ts';
 import { exportDeckMarkdown } from '../../../modules/deck-import/deck-markdown.ts';
 import { CapacitySchema, DeckDetailSchema, DeckListSchema, DeckPatchSchema } from '../../../modules/decks/decks.schemas.ts';
@@ -40,8 +40,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       summary: "List the user's decks",
       description: 'Ordered by updatedAt descending, then id. `nextToken` is an opaque keyset cursor; a malformed or tampered one gives 400 BAD_REQUEST. With `q` (extension): only decks whose title, description and tags, or one of whose cards, hold every word of `q`, by relevance (full-text index). With `tag` (extension): only decks with that tag (exact, case-insensitive). A token belongs to its query: another query\'s is 400 BAD_REQUEST.',
       querystring: Type.Object({
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-        token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+        ...PageQuery,
         q: Type.Optional(SearchQuery),
         tag: Type.Optional(TagQuery),
       }),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, BODY_ERRORS, IdempotencyKeyHeader, PATH_ERRORS, errorResponses } from '../route-schemas.ts';
-import { PathId } from '../../../schemas/common.ts';
+import { PageQuery, PathId } from '../../../schemas/common.ts';
 import { CopiedDeckSchema, PublicDeckListSchema, PublicDeckSchema, SearchQuery, TagQuery } from '../../../modules/decks/deck-search.schemas.ts';
 import { copyPublicDeck, getPublicDeck, listPublicDecks } from '../../../modules/decks/public-decks.service.ts';
 
@@ -20,8 +20,7 @@ export const publicDecksRoutes: RouteModule = (app, { ctx, idempotent }) => {
         q: Type.Optional(SearchQuery),
         tag: Type.Optional(TagQuery),
         lang: Type.Optional(Type.String({ minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$', description: 'Language code such as en, pt-BR' })),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-        token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+        ...PageQuery,
       }),
       response: { 200: PublicDeckListSchema, ...errorResponses([...AUTH_ERRORS, 'FORBIDDEN']) },
     },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageQuery } from '../../../schemas/common.ts';
 import { principalOf, type RouteModule } from '../../http.ts';
 import { AUTH_ERRORS, errorResponses } from '../route-schemas.ts';
 import { SearchQuery, SearchResultsSchema } from '../../../modules/decks/deck-search.schemas.ts';
@@ -14,8 +15,7 @@ export const searchRoutes: RouteModule = (app, { ctx }) => {
       description: 'Cards whose front, back or extras.info hold every word of `q` (case and accents ignored; quotes and operators are plain text), by relevance, from the database\'s full-text index. Decks in the trash are not searched. `nextToken` continues the same query only.',
       querystring: Type.Object({
         q: SearchQuery,
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-        token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextToken of the previous page' })),
+        ...PageQuery,
       }),
       response: { 200: SearchResultsSchema, ...errorResponses([...AUTH_ERRORS, 'FORBIDDEN']) },
     },
