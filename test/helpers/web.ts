@@ -4,12 +4,15 @@
 // (or not). Chromium tests use playwright instead (helpers/browser.ts); `signInBrowser` signs a
 // Chromium context in.
 import { Parser } from 'htmlparser2';
-import type { BrowserContext } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FlashdeckApp } from '../../src/app.ts';
 import { startSignInSession } from '../../src/modules/sessions/sessions.service.ts';
 import { setPassword } from '../../src/modules/users/users.service.ts';
 import { SESSION_COOKIE } from '../../src/surfaces/page-security.ts';
-import type { TestServer, TestUser } from './server.ts';
+import { axeViolations, hookedContext, launchChromium, screenshot, watchDialogs } from './browser.ts';
+import { buildForSuite, type TestServer, type TestUser } from './server.ts';
 
 export interface PageResponse {
   status: number;
@@ -220,4 +223,55 @@ export async function signInCookie(app: FlashdeckApp, userId: string): Promise<s
 export async function signInBrowser(context: BrowserContext, server: Pick<TestServer, 'url' | 'app'>, user: TestUser): Promise<void> {
   const { id } = await startSignInSession(server.app.services, { userId: user.userId }, {});
   await context.addCookies([{ name: SESSION_COOKIE, value: id, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
+}
+
+/** A Chromium suite: the app on a socket, and pages signed in as anyone. */
+export interface BrowserSuite {
+  readonly server: TestServer;
+  /** A page in a context of its own (signed in as `user`, or not), its dialogs noted in `seen`. */
+  pageAs(user: TestUser | null, viewport?: { width: number; height: number }): Promise<{ page: Page; seen: string[] }>;
+}
+
+/**
+ * In a describe body: the app on a socket and one Chromium for the suite's tests, the browser and
+ * its contexts closed before the app (their hook is declared first, so it runs first).
+ */
+export function browserSuite(): BrowserSuite {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+  });
+  const suite = buildForSuite({ socket: true });
+  before(async () => { browser = await launchChromium(); });
+  return {
+    get server() { return suite.server; },
+    async pageAs(user, viewport) {
+      if (browser === undefined) throw new Error('browserSuite: open pages inside the suite\'s tests');
+      const context = await hookedContext(browser, suite.server.url);
+      contexts.push(context);
+      if (user !== null) await signInBrowser(context, suite.server, user);
+      const page = await context.newPage();
+      if (viewport !== undefined) await page.setViewportSize(viewport);
+      const seen: string[] = [];
+      watchDialogs(page, seen);
+      return { page, seen };
+    },
+  };
+}
+
+/**
+ * A page state as a person sees it: axe at 1280 and at 360 px, no sideways scroll at 360 px (naming
+ * what sticks out), and a screenshot of each (test-artifacts/learning/manage-<name>[-360].png).
+ */
+export async function checkPageState(page: Page, name: string): Promise<void> {
+  assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
+  await screenshot(page, `manage-${name}`, 'learning');
+  await page.setViewportSize({ width: 360, height: 800 });
+  const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map((e) => e.tagName + '.' + e.className + '#' + e.id).slice(0, 5)`);
+  assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px (${JSON.stringify(wide)})`);
+  assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
+  await screenshot(page, `manage-${name}-360`, 'learning');
+  await page.setViewportSize({ width: 1280, height: 900 });
 }

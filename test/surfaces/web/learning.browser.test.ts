@@ -3,28 +3,19 @@
 // change shown on save, who may open which deck, and axe-core on both pages. Screenshots go to
 // test-artifacts/learning.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { axeViolations, browserSkipReason, pageProblems, screenshot } from '../../helpers/browser.ts';
 import { setPassword } from '../../../src/modules/users/users.service.ts';
-import { signInBrowser, TEST_PASSWORD } from '../../helpers/web.ts';
-import { type TestUser, buildForSuite } from '../../helpers/server.ts';
+import { TEST_PASSWORD, browserSuite } from '../../helpers/web.ts';
+import type { TestUser } from '../../helpers/server.ts';
 
 describe('learning view and editor in headless Chromium', { skip: browserSkipReason() }, () => {
+  const suite = browserSuite();
   let owner: TestUser;
   let other: TestUser;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
 
-  async function pageAs(user: TestUser | null): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, suite.server.url);
-    contexts.push(context);
-    if (user !== null) await signInBrowser(context, suite.server, user);
-    const page = await context.newPage();
-    const seen: string[] = [];
-    watchDialogs(page, seen);
-    return { page, seen };
-  }
+  const pageAs = (user: TestUser | null) => suite.pageAs(user);
 
   async function importDeck(visibility: string, cards: { front: string; back: string }[]): Promise<{ deckId: string; cardIds: string[] }> {
     const res = await suite.server.api('POST', '/decks/import', { token: owner.token, json: { deck: { title: `A ${visibility} deck`, lang: 'en', visibility }, cards } });
@@ -33,16 +24,9 @@ describe('learning view and editor in headless Chromium', { skip: browserSkipRea
     return { deckId: res.body.deckId, cardIds: deck.body.cards.map((c: any) => c.id) };
   }
 
-  // Before the suite's hooks: closed first, while the server still answers.
-  after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
-  const suite = buildForSuite({ socket: true });
   before(async () => {
     owner = await suite.server.user();
     other = await suite.server.user();
-    browser = await launchChromium();
   });
 
   test('should study a deck with the keyboard and record the session the API reads', async () => {

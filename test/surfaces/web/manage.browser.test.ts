@@ -5,51 +5,21 @@
 // screenshotted to test-artifacts/learning/manage-*.png.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
-import { signInBrowser } from '../../helpers/web.ts';
-import { type TestUser, buildForSuite } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { browserSkipReason, pageProblems } from '../../helpers/browser.ts';
+import { browserSuite, checkPageState } from '../../helpers/web.ts';
+import type { TestUser } from '../../helpers/server.ts';
 
 const PASTED = '---\nversion: 1\n---\n# Pasted in the browser\n\n## Front\nWhat is 2 + 2?\n\n## Back\n4\n\n---\n\n## Back\nA card with only a back\n';
 
 describe('managing decks in headless Chromium', { skip: browserSkipReason() }, () => {
+  const suite = browserSuite();
   let owner: TestUser;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
 
-  async function pageAs(user: TestUser): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, suite.server.url);
-    contexts.push(context);
-    await signInBrowser(context, suite.server, user);
-    const page = await context.newPage();
-    await page.setViewportSize({ width: 1280, height: 900 });
-    const seen: string[] = [];
-    watchDialogs(page, seen);
-    return { page, seen };
-  }
+  const pageAs = (user: TestUser) => suite.pageAs(user, { width: 1280, height: 900 });
 
-  /** The page as it is: axe at 1280 and 360 px, no sideways scroll at 360 px, a screenshot of each. */
-  async function checkState(page: Page, name: string): Promise<void> {
-    assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
-    await screenshot(page, `manage-${name}`, 'learning');
-    await page.setViewportSize({ width: 360, height: 800 });
-    const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map((e) => e.tagName + '.' + e.className + '#' + e.id).slice(0, 5)`);
-    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px (${JSON.stringify(wide)})`);
-    assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
-    await screenshot(page, `manage-${name}-360`, 'learning');
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
-
-  // Before the suite's hooks: closed first, while the server still answers.
-  after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
-  const suite = buildForSuite({ socket: true });
   before(async () => {
     owner = await suite.server.user();
-    browser = await launchChromium();
   });
 
   test('should make a new deck from the home page and add cards one after another, each time on a new card form', async () => {
@@ -57,12 +27,12 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
     await page.goto(`${suite.server.url}/`);
     await page.getByRole('link', { name: 'New deck' }).click();
     await page.getByRole('heading', { name: 'New deck' }).waitFor();
-    await checkState(page, 'new-deck');
+    await checkPageState(page, 'new-deck');
     await page.getByLabel('Title').fill('Capitals');
     await page.getByRole('button', { name: 'Create deck' }).click();
     await page.getByRole('heading', { name: 'Edit “Capitals”' }).waitFor();
     await page.getByText('Deck created.').waitFor();
-    await checkState(page, 'editor-new-deck');
+    await checkPageState(page, 'editor-new-deck');
     assert.equal(await page.locator('link[href*="katex"]').count(), 0, 'no formula, no KaTeX stylesheet');
     await page.getByLabel('Front', { exact: true }).fill('$E = mc^2$');
     await page.locator('link[href*="katex"]').waitFor({ state: 'attached' });
@@ -78,10 +48,10 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
       await page.waitForFunction("document.activeElement && document.activeElement.id === 'card-front'", undefined, { timeout: 5000 }).catch(() => undefined);
       assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'card-front', 'the next card is written at once');
     }
-    await checkState(page, 'editor-card-added');
+    await checkPageState(page, 'editor-card-added');
     await page.getByRole('link', { name: 'Card 1: France' }).click();
     await page.getByRole('heading', { name: 'Card 1' }).waitFor();
-    await checkState(page, 'editor-card');
+    await checkPageState(page, 'editor-card');
     await page.getByRole('button', { name: 'Delete card' }).click();
     await page.getByRole('status').getByText('Card deleted.').waitFor();
     assert.deepEqual(await page.getByRole('region', { name: 'Cards (1)' }).getByRole('link').allTextContents(), ['Card 1: Spain']);
@@ -97,17 +67,17 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
     await page.goto(`${suite.server.url}/`);
     await page.getByRole('link', { name: 'Import', exact: true }).click();
     await page.getByRole('heading', { name: 'Import decks' }).waitFor();
-    await checkState(page, 'import');
+    await checkPageState(page, 'import');
     await page.getByLabel('Markdown', { exact: true }).fill('# no front matter\n');
     await page.getByRole('button', { name: 'Import Markdown' }).click();
     await page.getByRole('alert').getByText(/Line 1: the document must start with front matter/).waitFor();
-    await checkState(page, 'import-refused');
+    await checkPageState(page, 'import-refused');
     await page.getByLabel('Markdown', { exact: true }).fill(PASTED);
     await page.getByRole('button', { name: 'Import Markdown' }).click();
     await page.getByRole('status').getByText('One deck was imported.').waitFor();
     await page.getByRole('heading', { name: 'Pasted in the browser' }).waitFor();
     await page.getByRole('listitem').getByText(/A card has no front; only its back is shown\. Card 2\./).waitFor();
-    await checkState(page, 'imported');
+    await checkPageState(page, 'imported');
     await page.getByRole('link', { name: 'Edit Pasted in the browser' }).click();
     await page.getByRole('heading', { name: 'Edit “Pasted in the browser”' }).waitFor();
     assert.deepEqual(await pageProblems(page), []);
@@ -150,7 +120,7 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
     }
     assert.ok(presses <= 10, `Front took ${presses} Tab presses`);
     assert.equal(await page.getByRole('region', { name: 'Cards (250)' }).getByRole('link', { name: /^Card \d+:/ }).count(), 250);
-    await checkState(page, 'editor-250');
+    await checkPageState(page, 'editor-250');
     await page.getByRole('searchbox', { name: 'Search cards' }).fill('after 136?');
     await page.getByRole('status').getByText('1 card matches').waitFor();
     assert.equal(await page.getByRole('link', { name: /^Card \d+:/ }).count(), 1);
@@ -158,7 +128,7 @@ describe('managing decks in headless Chromium', { skip: browserSkipReason() }, (
     await page.getByRole('heading', { name: 'Card 137' }).waitFor();
     assert.equal(await page.getByLabel('Front', { exact: true }).inputValue(), 'Question 137: what comes after 136?');
     assert.equal(await page.getByRole('searchbox', { name: 'Search cards' }).inputValue(), 'after 136?', 'the search is kept');
-    await checkState(page, 'editor-250-card');
+    await checkPageState(page, 'editor-250-card');
     assert.deepEqual(await pageProblems(page), []);
     assert.deepEqual(seen, []);
   });

@@ -2,37 +2,16 @@
 // found by accessible names only; axe at 1280 and 360 px, no sideways scroll at 360 px, and a
 // screenshot (test-artifacts/learning/manage-*.png) of every new page state.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, browserSkipReason, hookedContext, launchChromium, pageProblems, screenshot, watchDialogs } from '../../helpers/browser.ts';
-import { signInBrowser } from '../../helpers/web.ts';
-import { type TestUser, buildForSuite } from '../../helpers/server.ts';
+import { before, describe, test } from 'node:test';
+import { browserSkipReason, pageProblems } from '../../helpers/browser.ts';
+import { browserSuite, checkPageState } from '../../helpers/web.ts';
+import type { TestUser } from '../../helpers/server.ts';
 
 describe('trash and public decks in headless Chromium', { skip: browserSkipReason() }, () => {
+  const suite = browserSuite();
   let owner: TestUser;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
 
-  async function pageAs(user: TestUser | null): Promise<{ page: Page; seen: string[] }> {
-    const context = await hookedContext(browser, suite.server.url);
-    contexts.push(context);
-    if (user !== null) await signInBrowser(context, suite.server, user);
-    const page = await context.newPage();
-    await page.setViewportSize({ width: 1280, height: 900 });
-    const seen: string[] = [];
-    watchDialogs(page, seen);
-    return { page, seen };
-  }
-
-  async function checkState(page: Page, name: string): Promise<void> {
-    assert.deepEqual(await axeViolations(page), [], `${name}: axe at 1280 px`);
-    await screenshot(page, `manage-${name}`, 'learning');
-    await page.setViewportSize({ width: 360, height: 800 });
-    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0, `${name}: no sideways scroll at 360 px`);
-    assert.deepEqual(await axeViolations(page), [], `${name}: axe at 360 px`);
-    await screenshot(page, `manage-${name}-360`, 'learning');
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
+  const pageAs = (user: TestUser | null) => suite.pageAs(user, { width: 1280, height: 900 });
 
   async function deckOf(user: TestUser, title: string, visibility = 'private'): Promise<string> {
     const res = await suite.server.api('POST', '/decks/import', {
@@ -43,15 +22,8 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     return res.body.deckId;
   }
 
-  // Before the suite's hooks: closed first, while the server still answers.
-  after(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
-  const suite = buildForSuite({ socket: true });
   before(async () => {
     owner = await suite.server.user();
-    browser = await launchChromium();
   });
 
   test('should delete a card from its form, then delete the deck after confirming and restore it from the trash', async () => {
@@ -65,16 +37,16 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     assert.deepEqual(await page.getByRole('region', { name: 'Cards (2)' }).getByRole('link').allTextContents(), ['Card 1: One', 'Card 2: Three']);
     await page.getByRole('link', { name: 'Delete deck' }).click();
     await page.getByRole('heading', { name: 'Delete “Numbers”?' }).waitFor();
-    await checkState(page, 'delete-deck');
+    await checkPageState(page, 'delete-deck');
     await page.getByRole('button', { name: 'Delete deck' }).click();
     await page.getByRole('heading', { name: 'Trash' }).waitFor();
     await page.getByRole('status').getByText('“Numbers” is in the trash.').waitFor();
     assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
-    await checkState(page, 'trash');
+    await checkPageState(page, 'trash');
     await page.getByRole('row', { name: /Numbers/ }).getByRole('button', { name: 'Restore' }).click();
     await page.getByRole('status').getByText('“Numbers” is restored.').waitFor();
     await page.getByText('The trash is empty.').waitFor();
-    await checkState(page, 'trash-restored');
+    await checkPageState(page, 'trash-restored');
     const read = await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token });
     assert.deepEqual(read.body.cards.map((c: any) => c.front), ['One', 'Three']);
     assert.deepEqual(await pageProblems(page), []);
@@ -89,7 +61,7 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     const { page: visitor } = await pageAs(null);
     await visitor.goto(`${suite.server.url}/explore`);
     await visitor.getByRole('heading', { name: 'Explore public decks' }).waitFor();
-    await checkState(visitor, 'explore-signed-out');
+    await checkPageState(visitor, 'explore-signed-out');
     const { page, seen } = await pageAs(owner);
     await page.goto(`${suite.server.url}/`);
     await page.getByRole('link', { name: 'Explore public decks' }).click();
@@ -98,11 +70,11 @@ describe('trash and public decks in headless Chromium', { skip: browserSkipReaso
     await page.getByRole('status').getByText('Public decks matching “cell”').waitFor();
     assert.equal(await page.getByRole('heading', { name: 'Plant biology' }).count(), 0);
     assert.equal(await page.getByRole('heading', { name: 'Hidden biology' }).count(), 0);
-    await checkState(page, 'explore-search');
+    await checkPageState(page, 'explore-search');
     await page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Cell biology' }) }).getByRole('button', { name: 'Copy to my decks' }).click();
     await page.getByRole('heading', { name: 'Edit “Cell biology”' }).waitFor();
     await page.getByText('Copied into your decks').waitFor();
-    await checkState(page, 'editor-copied');
+    await checkPageState(page, 'editor-copied');
     const mine = await suite.server.api('GET', '/decks', { token: owner.token });
     assert.ok(mine.body.items.some((d: any) => d.title === 'Cell biology' && d.visibility === 'private'));
     assert.deepEqual(await pageProblems(page), []);
