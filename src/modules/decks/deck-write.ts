@@ -97,6 +97,19 @@ async function deckOf<R, T>(trx: Db, actor: Actor, write: DeckWrite<R, T>, given
   return given;
 }
 
+/**
+ * The columns whose value differs from the deck's: one written with the value it has is neither
+ * written nor indexed again (a PATCH naming the deck's own visibility re-indexed every card).
+ */
+function changedColumns(deck: DeckRecord, columns: DeckColumns): DeckColumns {
+  const changed: Record<string, unknown> = {};
+  const current = deck as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(columns)) {
+    if (Array.isArray(value) ? JSON.stringify(value) !== JSON.stringify(current[key]) : value !== current[key]) changed[key] = value;
+  }
+  return changed;
+}
+
 async function run<R, T>(ctx: ServiceContext, actor: Actor, write: DeckWrite<R, T>, withCards: boolean) {
   let given = write.ownDeck;
   const done = await inTransaction(ctx.db, async (trx) => {
@@ -110,7 +123,7 @@ async function run<R, T>(ctx: ServiceContext, actor: Actor, write: DeckWrite<R, 
       const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
       // The compare-and-set comes first: a concurrent writer loses here and retries, so appends
       // keep positions contiguous and a deck never passes its card limit.
-      if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { ...change.columns, updatedAt }))) throw new ConcurrentUpdate();
+      if (!(await updateDeckIfUnchanged(trx, deck.id, deck.updatedAt, { ...changedColumns(deck, change.columns), updatedAt }))) throw new ConcurrentUpdate();
       next = { ...deck, ...change.columns, updatedAt };
       await change.apply?.(trx, next);
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { type ApiResponse, type TestUser, buildForSuite } from '../../helpers/server.ts';
+import { statementsOf } from '../../helpers/statements.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, res.text);
@@ -119,5 +120,27 @@ describe('public decks: GET /public/decks, GET /public/decks/{deckId}, POST /pub
     assert.equal((await suite.server.api('DELETE', `/decks/${deckId}`, { token: heronOwner.token })).status, 204);
     assert.ok(!ids(await suite.server.api('GET', '/public/decks', { token: reader.token })).includes(deckId));
     assertError(await suite.server.api('GET', `/public/decks/${deckId}`, { token: reader.token }), 404, 'DECK_NOT_FOUND');
+  });
+});
+
+describe('a deck written with the visibility it has', () => {
+  const suite = buildForSuite();
+
+  test('should not index the whole deck again, and should when the visibility changes', async () => {
+    const { server, user } = suite;
+    const res = await server.api('POST', '/decks/import', { token: user.token, json: { deck: { title: 'Kestrels', lang: 'en', visibility: 'public' }, cards: [{ front: 'kestrel', back: 'hovers' }] } });
+    const deckId = res.body.deckId as string;
+    // A whole deck indexed again: every document of the deck removed, its cards read back.
+    const wholeDeck = (statements: string[]) => statements.filter((s) => /^delete from search_documents where deck_id = (?:\?|\$1)$/i.test(s.trim()) || /^select "id", "data" from "cards"/.test(s));
+    const same = await statementsOf(server.app.services.db, async () => {
+      assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: user.token, json: { visibility: 'public', title: 'Kestrels at dawn' } })).status, 200);
+    });
+    assert.deepEqual(wholeDeck(same), [], 'only the deck\'s own document is indexed again');
+    assert.deepEqual(ids(await server.api('GET', '/public/decks?q=dawn', { token: user.token })), [deckId]);
+    const changed = await statementsOf(server.app.services.db, async () => {
+      assert.equal((await server.api('PATCH', `/decks/${deckId}`, { token: user.token, json: { visibility: 'private' } })).status, 200);
+    });
+    assert.deepEqual(ids(await server.api('GET', '/public/decks?q=kestrel', { token: user.token })), []);
+    assert.ok(changed.length > 0);
   });
 });

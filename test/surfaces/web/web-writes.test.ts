@@ -5,10 +5,9 @@
 // row once and the card once, and renders nothing to check whose deck it is.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CompiledQuery, DatabaseConnection } from 'kysely';
-import type { Db } from '../../../src/db/database.ts';
 import { CARD_WRITE_LIMITS } from '../../../src/policy/policy.ts';
 import { buildForSuite, type TestServer, type TestUser } from '../../helpers/server.ts';
+import { statementsOf } from '../../helpers/statements.ts';
 import { formAt, signedIn, signedOut } from '../../helpers/web.ts';
 
 async function deckOf(server: TestServer, user: TestUser, visibility = 'private'): Promise<{ deckId: string; cardIds: string[] }> {
@@ -26,26 +25,6 @@ async function spendWebBucket(server: TestServer, user: TestUser): Promise<void>
   for (let i = 0; i < CARD_WRITE_LIMITS.perMinute; i++) await server.app.policy.admit(bucket, null, []);
 }
 
-/** The SQL text of every statement `db` runs while `work` does (transactions included). */
-async function statementsOf(db: Db, work: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = [];
-  type Provide = (consumer: (connection: DatabaseConnection) => Promise<unknown>) => Promise<unknown>;
-  const executor = db.getExecutor() as unknown as { provideConnection: Provide };
-  const provide = executor.provideConnection;
-  executor.provideConnection = (consumer) => provide.call(executor, (connection) => consumer({
-    executeQuery: (query: CompiledQuery) => {
-      seen.push(query.sql);
-      return connection.executeQuery(query);
-    },
-    streamQuery: connection.streamQuery.bind(connection),
-  }));
-  try {
-    await work();
-  } finally {
-    executor.provideConnection = provide;
-  }
-  return seen;
-}
 
 describe('writes from the pages', () => {
   const suite = buildForSuite({ socket: true });
