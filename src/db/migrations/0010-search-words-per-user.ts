@@ -61,7 +61,7 @@ function deckWords(title: string, description: string | null, tags: readonly str
 }
 function cardWords(data: string): string[] {
   const card = JSON.parse(data) as { front?: string | null; back?: string | null; extras?: { info?: string | null; frontType?: string; backType?: string } };
-  const side = (value: string | null | undefined, type: string | undefined) => (value && type === 'html' ? value.replace(/<[^>]{0,2000}>/g, ' ') : value);
+  const side = (value: string | null | undefined, type: string | undefined) => (value && type === 'html' ? value.replace(/<[^<>]{0,2000}>/g, ' ') : value);
   return words([side(card.front, card.extras?.frontType), side(card.back, card.extras?.backType), card.extras?.info]);
 }
 function ownerToken(userId: string): string {

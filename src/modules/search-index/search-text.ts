@@ -15,7 +15,10 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}+/gu;
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
-const TAGS = /<[^>]{0,2000}>/g;
+// A tag holds no `<`: each `<` is looked at up to the next `<` or `>`, so stripping is linear in
+// the side (`<[^>]{0,2000}>` scanned 2000 characters from every `<`: 6.9 s of CPU for an import
+// of 250 HTML cards of 4000 `<`).
+const TAGS = /<[^<>]{0,2000}>/g;
 
 /** A text cut to the indexed length and folded (ASCII text has nothing to decompose or remove). */
 function folded(text: string): string {
