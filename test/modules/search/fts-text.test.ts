@@ -49,6 +49,8 @@ describe('the text FTS5 indexes', () => {
       const doc = tokens(ownWordsText(parts, code)).join(' ');
       for (const word of words) assert.ok(` ${doc} `.includes(` ${tokens(code + word).join(' ')} `), `${word} in ${doc}`);
       assert.equal(tokens(ownWordsText(parts, code)).filter((t) => t.startsWith(code)).length, words.length);
+      // And nothing else: the document's terms are exactly the words' terms, in order.
+      assert.deepEqual(tokens(ownWordsText(parts, code)), words.flatMap((word) => tokens(code + word)));
     }), { numRuns: 300 });
   });
 
