@@ -113,12 +113,17 @@ function changedColumns(deck: DeckRecord, columns: DeckColumns): DeckColumns {
 async function run<R, T>(ctx: ServiceContext, actor: Actor, write: DeckWrite<R, T>, withCards: boolean) {
   let given = write.ownDeck;
   const done = await inTransaction(ctx.db, async (trx) => {
+    const readBefore = given !== undefined && given.id === write.deckId;
     const deck = await deckOf(trx, actor, write, given);
     given = undefined;
     const found = write.find === undefined ? (undefined as T) : await write.find(trx, deck);
     assertVersion(deck, write.ifMatch);
     const change = await write.change(trx, deck, found);
     let next = deck;
+    // A write that changes nothing has no compare-and-set to prove the caller's deck still
+    // current: read it here, and if it moved on, start again from it (If-Match then weighs the
+    // deck as it is, and a stale page gets its 409 rather than a success that saved nothing).
+    if (change.columns === null && readBefore && (await findDeck(trx, deck.id))?.updatedAt !== deck.updatedAt) throw new ConcurrentUpdate();
     if (change.columns !== null) {
       const updatedAt = nextVersion(ctx.clock, deck.updatedAt);
       // The compare-and-set comes first: a concurrent writer loses here and retries, so appends
