@@ -15,6 +15,9 @@ const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idem
 const ok = (body: object | Buffer, status = 200): ToolOutcome => ({ status, body, replayed: false });
 const param = (args: ToolArguments, name: string) => args.params[name] as string;
 const str = (value: unknown) => value as string | undefined;
+// ChatGPT's connectors read a search or fetch result from its one text content, a JSON-encoded
+// object, not from structuredContent: their text is the result itself rather than a summary line.
+const connectorText = (body: object) => JSON.stringify(body);
 
 export const DECK_TOOL_SPECS: readonly ToolSpec[] = [
   {
@@ -72,6 +75,7 @@ export const DECK_TOOL_SPECS: readonly ToolSpec[] = [
       },
     },
     run: async ({ ctx, principal }, args) => ok(await connectorSearch(ctx, principal, { query: args.query.query as string })),
+    summary: connectorText,
   },
   {
     name: 'fetch', operationId: 'getDeck', title: 'Fetch a deck or card', description: text.FETCH, annotations: READ,
@@ -83,5 +87,6 @@ export const DECK_TOOL_SPECS: readonly ToolSpec[] = [
       },
     },
     run: async ({ ctx, principal }, args) => ok(await connectorFetch(ctx, principal, { id: args.query.id as string })),
+    summary: connectorText,
   },
 ];

@@ -98,6 +98,20 @@ describe('MCP: deck lifecycle, public decks, search and fetch', () => {
     assert.equal((await mcp.call('search', { query: '' })).body.error.code, 'BAD_REQUEST');
   });
 
+  test("should give search and fetch results as JSON in their one text content, where ChatGPT's connectors read them", async () => {
+    const deckId = await importDeck(mcp, 'Beluga facts');
+    const found = await mcp.call('search', { query: 'beluga' });
+    assert.equal(found.content.length, 1);
+    assert.equal(found.content[0]?.type, 'text');
+    assert.deepEqual(JSON.parse(found.content[0]?.text ?? ''), found.body);
+    assert.ok(found.body.results.some((r: { id: string }) => r.id === deckId), JSON.stringify(found.body));
+    for (const id of found.body.results.map((r: { id: string }) => r.id)) {
+      const fetched = await mcp.call('fetch', { id });
+      assert.equal(fetched.content.length, 1);
+      assert.deepEqual(JSON.parse(fetched.content[0]?.text ?? ''), fetched.body, id);
+    }
+  });
+
   test("should have checked every one of these tools' results", () => {
     assert.deepEqual([...checker.succeeded].filter((t) => DECK_TOOLS.includes(t)).sort(), [...DECK_TOOLS].sort());
   });
