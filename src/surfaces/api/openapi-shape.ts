@@ -68,6 +68,8 @@ function alternativeContent(response: Json | undefined): void {
 export interface OperationFacts {
   /** Scope the operation needs (null: any token; absent: no token). */
   scope?: string | null;
+  /** A second scope the operation needs as well (copying a public deck also writes a deck). */
+  also?: string;
   idempotent: boolean;
   etag: boolean;
 }
@@ -92,7 +94,8 @@ export function shapeDocument(document: Json, named: NamedSchemas, facts: Map<st
       const id = String(operation.operationId);
       const fact = facts.get(id);
       if (fact?.scope !== undefined) {
-        const scopes = fact.scope === null ? [] : [fact.scope];
+        // One requirement naming both scopes: the token needs each of them.
+        const scopes = [...(fact.scope === null ? [] : [fact.scope]), ...(fact.also === undefined ? [] : [fact.also])];
         operation.security = [{ oauth2: scopes }, { bearerAuth: scopes }];
       }
       // A POST without a body (complete a review) takes an empty JSON object too: say so.

@@ -81,7 +81,7 @@ export async function registerOpenApi(api: Api, publicUrl: string, prefix: strin
     const id = (route.schema as { operationId?: unknown } | undefined)?.operationId;
     if (typeof id !== 'string') return;
     const auth = route.config?.auth;
-    facts.set(id, { ...(auth ? { scope: auth.scope } : {}), idempotent: route.config?.idempotency !== undefined, etag: id === 'getDeck' || id === 'exportDeckMarkdown' });
+    facts.set(id, { ...(auth ? { scope: auth.scope } : {}), ...(auth?.also ? { also: auth.also } : {}), idempotent: route.config?.idempotency !== undefined, etag: id === 'getDeck' || id === 'exportDeckMarkdown' });
   });
   await api.register(swagger, {
     transformObject: (documents) => ('openapiObject' in documents

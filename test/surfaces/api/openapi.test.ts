@@ -164,6 +164,8 @@ describe('the OpenAPI document', () => {
     const scopes: Record<string, string[]> = {
       'GET /whoami': [], 'GET /decks': ['decks:read'], 'GET /decks/{deckId}': ['decks:read'], 'POST /decks/import': ['decks:write'],
       'POST /decks/{deckId}/cards': ['decks:write'], 'POST /reviews': ['reviews:write'], 'GET /reviews/{sessionId}': ['reviews:read'],
+      // Both scopes in one requirement: a copy needs each (DECISIONS, public decks).
+      'POST /public/decks/{deckId}/copy': ['public-decks:read', 'decks:write'],
     };
     for (const [name, operation] of operations) {
       if (name === 'GET /openapi.json') assert.deepEqual(operation.security, []);
