@@ -172,7 +172,7 @@ export const mcpSurface = fp<McpSurfaceOptions>(async (scope, { ctx, policy, api
 
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    rpcError(reply.header('Allow', 'POST'), new AppError('BAD_REQUEST', 'This MCP server is stateless: send JSON-RPC with POST'), 405);
+    rpcError(reply.header('Allow', 'POST'), new AppError('METHOD_NOT_ALLOWED', 'This MCP server is stateless: send JSON-RPC with POST', { allowed: ['POST'] }));
   scope.get('/', notAllowed);
   scope.delete('/', notAllowed);
 }, { name: MCP_PLUGIN, dependencies: [ROOT_PLUGIN, API_PLUGIN], encapsulate: true, fastify: '5.x' });

@@ -79,6 +79,11 @@ describe('MCP access', () => {
       const res = await fetch(`${suite.server.url}/mcp`, { method, headers: { accept: 'text/event-stream', authorization: `Bearer ${suite.user.token}` } });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'POST');
+      // The API's envelope for a 405, as the API's own 405 carries it (code, details.allowed).
+      const { error } = ((await res.json()) as { error: { data: { error: { code: string; details: unknown; requestId: string } } } });
+      assert.equal(error.data.error.code, 'METHOD_NOT_ALLOWED', method);
+      assert.deepEqual(error.data.error.details, { allowed: ['POST'] }, method);
+      assert.equal(error.data.error.requestId, res.headers.get('x-request-id'), method);
     }
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     const unknown = await rawMcp(suite.server, list, { authorization: `Bearer ${suite.user.token}`, 'mcp-protocol-version': '1999-01-01' });
