@@ -1,8 +1,9 @@
 // A token's activity log in headless Chromium: each call's status with its error code, nothing cut
-// off at 1280 px (the table fits its region), the rest of a call one click away (More), the new
-// token's page shown once; axe at 1280 and 360 px; at 360 px each call a block (no sideways scroll,
-// status and error code in view, details right under the call), still a table to the browser's
-// accessibility tree; what Sign out everywhere did. Screenshots go to test-artifacts/learning.
+// off at 1280 px (the table fits its region, even with the longest route's call open), the rest of
+// a call one click away (More), the new token's page shown once; axe at 1280 and 360 px; at 360 px
+// each call a block (no sideways scroll, status and error code in view, details right under the
+// call), still a table to the browser's accessibility tree; what Sign out everywhere did.
+// Screenshots go to test-artifacts/learning.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -134,12 +135,24 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
     const more = (await errorRow.locator('td.more').boundingBox())!;
     assert.equal(Math.round(time.y), Math.round(more.y), 'time and More on one line');
     assert.deepEqual(await axeViolations(page), []);
-    // Closed, even the longest route fits. (Opened next to it, the details column's 18rem does not:
-    // the region scrolls sideways at 1280 px then, as its name says; the first test opens a short one.)
+    // Closed, even the longest route fits on its line.
     await errorRow.locator('summary').click();
     await requestId.waitFor({ state: 'hidden' });
     assert.ok(await region.evaluate((el: any) => el.scrollWidth <= el.clientWidth), 'nothing cut off at 1280 px');
     await screenshot(page, 'token-activity-stacked-1280', 'learning');
+    // Opened next to the longest route, the details' 18rem once pushed the table about 120 px past
+    // its region: now the route gives way (it breaks only before a slash) and still reads whole.
+    const longestRoute = '/api/v1/decks/:deckId/cards/:cardId/move';
+    const longestRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: longestRoute, exact: true }) });
+    await longestRow.locator('summary').click();
+    await longestRow.getByText('Request id', { exact: true }).waitFor();
+    const overflow = await region.evaluate((el: any) => el.scrollWidth - el.clientWidth);
+    assert.ok(overflow <= 0, `the activity region does not scroll sideways at 1280 px with the longest route's call open (${overflow} px too wide)`);
+    await noSidewaysScroll('at 1280 px with the longest route\'s call open');
+    const [routeTop, moreTop] = await Promise.all([longestRow.locator('td.route').boundingBox(), longestRow.locator('td.more').boundingBox()]);
+    assert.equal(Math.round(routeTop!.y), Math.round(moreTop!.y), 'the call still starts on one line');
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'token-activity-1280-longest-open', 'learning');
     assert.deepEqual(await pageProblems(page), []);
   });
 
