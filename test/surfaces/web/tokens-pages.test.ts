@@ -155,6 +155,9 @@ describe('token settings pages', () => {
     const statusCells = [...limited.html.matchAll(/<span class="http-status">(\d{3})<\/span>/g)].map((m) => m[1]);
     assert.ok(statusCells.length > 0);
     assert.ok(statusCells.every((s) => s === '429'));
+    // The choices are named as DECISIONS names the outcomes; that 4xx leaves out 429 is a hint.
+    const options = [...first.html.matchAll(/<option value="([^"]*)"[^>]*>([^<]*)<\/option>/g)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(options, [['', 'All'], ['2xx', '2xx'], ['4xx', '4xx'], ['5xx', '5xx'], ['429', '429']]);
     const fourxx = await web.get(`/settings/tokens/${tokenId}?outcome=4xx`);
     assert.ok([...fourxx.html.matchAll(/<span class="http-status">(\d{3})<\/span>/g)].every((m) => m[1] === '404'));
     assert.equal((await web.get(`/settings/tokens/${tokenId}?outcome=3xx`)).status, 400);
