@@ -275,3 +275,18 @@ export async function checkPageState(page: Page, name: string): Promise<void> {
   await screenshot(page, `manage-${name}-360`, 'learning');
   await page.setViewportSize({ width: 1280, height: 900 });
 }
+
+/**
+ * What each button named `name` is described by (its aria-describedby element's text), in page
+ * order: which row a row's `Restore` or `Revoke` acts on, as a screen reader tells it.
+ */
+export function buttonDescriptions(html: string, name: string): string[] {
+  const texts: string[] = [];
+  for (const button of html.matchAll(/<button\b([^>]*)>([^<]*)<\/button>/g)) {
+    if (button[2].trim() !== name) continue;
+    const id = /aria-describedby="([^"]+)"/.exec(button[1])?.[1];
+    const target = id === undefined ? undefined : new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(html)?.[1];
+    texts.push(target?.replace(/<[^>]*>/g, '').trim() ?? '');
+  }
+  return texts;
+}

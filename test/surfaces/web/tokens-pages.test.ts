@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { insertActivity, type ActivityEntry } from '../../../src/modules/activity/activity.repository.ts';
 import { buildForSuite } from '../../helpers/server.ts';
-import { newEmail, WebClient } from '../../helpers/web.ts';
+import { buttonDescriptions, newEmail, WebClient } from '../../helpers/web.ts';
 
 describe('token settings pages', () => {
   const suite = buildForSuite({ socket: true });
@@ -176,6 +176,8 @@ describe('token settings pages', () => {
       assert.equal(res.status, 200);
       pages.push(res.html);
       seen.push(...[...res.html.matchAll(/<th scope="row"><a href="\/settings\/tokens\/(tok_\w+)">/g)].map((m) => m[1]));
+      // Each row's Revoke tells a screen reader which token it revokes.
+      assert.deepEqual(buttonDescriptions(res.html, 'Revoke'), [...res.html.matchAll(/<th scope="row"><a [^>]*>([^<]*)<\/a>/g)].map((m) => m[1]));
       path = /href="([^"]+)">Older tokens</.exec(res.html)?.[1].replaceAll('&amp;', '&') ?? null;
     }
     assert.deepEqual(pages.map((html) => (html.match(/<th scope="row">/g) ?? []).length), [50, 50, 20]);

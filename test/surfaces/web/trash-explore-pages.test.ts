@@ -3,7 +3,7 @@
 // another person's deck not found, the deck limit in words.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { signedIn, signedOut } from '../../helpers/web.ts';
+import { buttonDescriptions, signedIn, signedOut } from '../../helpers/web.ts';
 import { type TestUser, buildForSuite } from '../../helpers/server.ts';
 
 describe('trash and public decks in the browser', () => {
@@ -36,7 +36,10 @@ describe('trash and public decks in the browser', () => {
     assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token: owner.token })).status, 404);
     const trash = await browser.get(deleted.location!);
     assert.match(trash.text, /“Into the trash” is in the trash\./);
-    assert.match(trash.text, /<th scope="row">Into the trash<\/th>/);
+    assert.match(trash.text, /<th scope="row"[^>]*>Into the trash<\/th>/);
+    // Each row's Restore tells a screen reader which deck it brings back.
+    const trashedTitles = [...trash.text.matchAll(/<th scope="row"[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
+    assert.deepEqual(buttonDescriptions(trash.text, 'Restore'), trashedTitles);
     assert.match(trash.text, /in 30 days/);
     const restored = await browser.submit(trash.text, `/settings/trash/${deckId}/restore`);
     assert.equal(restored.status, 303);
@@ -69,6 +72,7 @@ describe('trash and public decks in the browser', () => {
     assert.doesNotMatch(anonymous.text, /Copy to my decks/, 'signed out: no copy button');
     const browser = await signedIn(suite.server, owner);
     const page = await browser.get('/explore?q=photosynthesis');
+    assert.deepEqual(buttonDescriptions(page.text, 'Copy to my decks'), ['Photosynthesis basics']);
     const copied = await browser.submit(page.text, `/explore/${deckId}/copy`);
     assert.equal(copied.status, 303, copied.text);
     const copyId = /^\/decks\/(dck_[\w-]+)\/edit\?saved=copied$/.exec(copied.location ?? '')?.[1];
