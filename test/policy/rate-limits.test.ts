@@ -79,6 +79,22 @@ describe('per-token rate limits (3 per minute, 5 per day)', () => {
     assert.equal(retryAfter(sixth), SECONDS_TO_MIDNIGHT - 60);
   });
 
+  test('should answer Retry-After until the day resets when the minute and the day are both spent', async () => {
+    time.ms = START + 30 * 60_000;
+    const token = await freshToken();
+    for (let i = 0; i < 2; i++) assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
+    time.ms += 60_000;
+    // Three more: the minute's 3 and the day's 5 are spent by the same call.
+    for (let i = 0; i < 3; i++) assert.equal((await suite.server.api('GET', '/whoami', { token })).status, 200);
+    const limited = await suite.server.api('GET', '/whoami', { token });
+    assert.equal(limited.status, 429);
+    const untilMidnight = SECONDS_TO_MIDNIGHT - 31 * 60;
+    // Waiting out the minute would only meet another 429: the bucket resets with the day.
+    assert.equal(retryAfter(limited), untilMidnight);
+    assert.deepEqual(limited.body.error.details, { window: 'day', limit: 5 });
+    assert.equal(limited.headers.get('ratelimit'), `"day";r=0;t=${untilMidnight}`);
+  });
+
   test('should give Retry-After of at least 1 second just before the window resets', async () => {
     time.ms = Date.parse('2030-03-01T12:00:59.600Z');
     const token = await freshToken();

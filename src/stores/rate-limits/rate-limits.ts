@@ -116,8 +116,13 @@ function windowFacts(limits: WindowLimits, window: WindowName, nowMs: number) {
   return { window, limit: window === 'minute' ? limits.perMinute : limits.perDay, resetSeconds: windowOf(window, nowMs).resetSeconds };
 }
 
-/** A call refused by `window` (exhausted): nothing was counted. */
-export function refusedBy(limits: WindowLimits, window: WindowName, nowMs: number): RateDecision {
+/**
+ * A call refused because a window holding these counts is exhausted: nothing was counted. A spent
+ * day names the day even when the minute is spent too, since the bucket only admits calls again
+ * once the day resets: Retry-After is then never a wait that ends in another 429.
+ */
+export function refusedBy(limits: WindowLimits, minuteCount: number, dayCount: number, nowMs: number): RateDecision {
+  const window: WindowName = dayCount >= limits.perDay ? 'day' : 'minute';
   return { allowed: false, remaining: 0, ...windowFacts(limits, window, nowMs) };
 }
 
