@@ -110,7 +110,7 @@ export function apiSurface(): ApiSurface {
     decorateApiRequest(api);
     // OPTIONS without Access-Control-Request-Method is answered like a preflight (204) too.
     registerApiCors(api, {
-      methods: ['GET', 'POST', 'PATCH', 'OPTIONS'],
+      methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'],
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
       maxAge: 600,

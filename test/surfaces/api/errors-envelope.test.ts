@@ -168,6 +168,19 @@ describe('CORS', () => {
     }
   });
 
+  test('should allow DELETE in a preflight, so a browser may delete a deck or a card', async () => {
+    for (const path of ['/decks/dck_x', '/decks/dck_x/cards/crd_x']) {
+      const res = await fetch(`${suite.server.base}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: ORIGIN, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization, if-match' },
+      });
+      assert.equal(res.status, 204);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      const methods = list(res.headers.get('access-control-allow-methods'));
+      assert.ok(methods.includes('delete'), `delete in ${methods}`);
+    }
+  });
+
   test('should expose the rate-limit, Retry-After and Idempotent-Replayed headers', async () => {
     const res = await suite.server.api('GET', '/whoami', { token: suite.user.token, headers: { origin: ORIGIN } });
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
