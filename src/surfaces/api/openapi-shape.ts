@@ -27,7 +27,7 @@ function headersFor(status: number, authenticated: boolean, idempotent: boolean,
   if (status === 401 || status === 403) names.push('WWW-Authenticate');
   if (status === 429 || status === 503 || (status === 409 && idempotent)) names.push('Retry-After');
   if (idempotent && status >= 200 && status < 300) names.push('Idempotent-Replayed');
-  if (etag && status === 200) names.push('ETag');
+  if (etag && (status === 200 || status === 304)) names.push('ETag');
   if (status === 405) names.push('Allow');
   return Object.fromEntries(names.map((n) => [n, ref(n)]));
 }

@@ -73,6 +73,9 @@ Every call needs \`Authorization: Bearer <token>\` (a personal access token \`sv
 
 **Cards, one by one or many at once.** \`GET\` and \`DELETE /decks/{deckId}/cards/{cardId}\` (later cards move up), \`POST .../move {order}\` (orders stay contiguous; past the last card 400 SCHEMA_INVALID), \`PATCH /decks/{deckId}/cards\` (1 to 250 entries, every change or none, one new \`version\`; a card of another deck is 404 CARD_NOT_FOUND naming the entry).`;
 
+/** The deck reads that send ETag (and 304 to If-None-Match): routes/decks.ts, notModified. */
+const ETAG_OPERATIONS = new Set(['getDeck', 'exportDeckMarkdown', 'exportDeckCsv']);
+
 /** Collects the API's routes into the document (register before them); serves the docs under `docs`. */
 export async function registerOpenApi(api: Api, publicUrl: string, prefix: string): Promise<void> {
   const baseUrl = `${publicUrl}${prefix}`;
@@ -81,7 +84,7 @@ export async function registerOpenApi(api: Api, publicUrl: string, prefix: strin
     const id = (route.schema as { operationId?: unknown } | undefined)?.operationId;
     if (typeof id !== 'string') return;
     const auth = route.config?.auth;
-    facts.set(id, { ...(auth ? { scope: auth.scope } : {}), ...(auth?.also ? { also: auth.also } : {}), idempotent: route.config?.idempotency !== undefined, etag: id === 'getDeck' || id === 'exportDeckMarkdown' });
+    facts.set(id, { ...(auth ? { scope: auth.scope } : {}), ...(auth?.also ? { also: auth.also } : {}), idempotent: route.config?.idempotency !== undefined, etag: ETAG_OPERATIONS.has(id) });
   });
   await api.register(swagger, {
     transformObject: (documents) => ('openapiObject' in documents

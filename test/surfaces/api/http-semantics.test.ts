@@ -59,6 +59,18 @@ describe('HTTP semantics', () => {
     }
   });
 
+  test('should declare the 304 of every conditional deck read in the OpenAPI document, with its ETag', async () => {
+    // suite.server.api checks each response against the served document: an undeclared status throws.
+    for (const path of [`/decks/${deckId}`, `/decks/${deckId}/markdown`, `/decks/${deckId}/csv`]) {
+      const res = await suite.server.api('GET', path, { token: user.token, headers: { 'if-none-match': `"${version}"` } });
+      assert.equal(res.status, 304, path);
+    }
+    const paths = (suite.server.app.apiDocument() as { paths: Record<string, { get: { responses: Record<string, { headers?: object }> } }> }).paths;
+    for (const path of ['/decks/{deckId}', '/decks/{deckId}/markdown', '/decks/{deckId}/csv']) {
+      for (const status of ['200', '304']) assert.ok(Object.hasOwn(paths[path]?.get.responses[status]?.headers ?? {}, 'ETag'), `${path} ${status} ETag`);
+    }
+  });
+
   test('should not answer 304 to a caller who may not read the deck', async () => {
     const other = await suite.server.user();
     const res = await raw(`${suite.server.base}/decks/${deckId}`, 'GET', { authorization: `Bearer ${other.token}`, 'if-none-match': `"${version}"` });

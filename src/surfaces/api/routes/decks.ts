@@ -13,6 +13,8 @@ import { getCapacity, getDeckDetail, listDecks, patchDeck, readDeckBody, type De
 
 const DeckIdParams = Type.Object({ deckId: PathId() });
 const DECK_ERRORS = [...AUTH_ERRORS, ...PATH_ERRORS, 'FORBIDDEN', 'DECK_FORBIDDEN', 'DECK_NOT_FOUND'] as const;
+// A conditional read (notModified) answers 304; every route that can must declare it.
+const NOT_MODIFIED = { 304: Type.Null({ description: 'Not modified: If-None-Match holds the current version (the ETag). No body.' }) };
 
 function sendDeckBody(request: FastifyRequest, reply: FastifyReply, deck: DeckBody): void {
   if (!notModified(request, reply, deck.version)) sendJson(reply, deck.body);
@@ -78,6 +80,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
             'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV: a header row, then one card a row' }) },
           },
         },
+        ...NOT_MODIFIED,
         ...errorResponses(DECK_ERRORS),
       },
     },
@@ -105,6 +108,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       params: DeckIdParams,
       response: {
         200: { description: 'The deck markdown document', content: { 'text/markdown': { schema: Type.String({ description: 'Deck markdown document' }) } } },
+        ...NOT_MODIFIED,
         ...errorResponses(DECK_ERRORS),
       },
     },
@@ -124,6 +128,7 @@ export const decksRoutes: RouteModule = (app, { ctx }) => {
       params: DeckIdParams,
       response: {
         200: { description: 'The deck as CSV', content: { 'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV' }) } } },
+        ...NOT_MODIFIED,
         ...errorResponses(DECK_ERRORS),
       },
     },
