@@ -56,6 +56,11 @@ export interface FlashdeckApp extends FastifyInstance {
   oauth: AuthorizationServer;
   /** The API's OpenAPI document. */
   apiDocument(): Record<string, unknown>;
+  /**
+   * Removes what has expired (the trash after 30 days, idempotency keys, OAuth records, idle
+   * sessions, old activity, unreferenced media). Runs every hour, and once when the server starts.
+   */
+  purgeExpired(): Promise<void>;
   /** Operator actions (the CLI's, and tests' setup) on this app's store. */
   admin: {
     addUser(email: string): Promise<User>;
@@ -156,13 +161,17 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
   });
   overrides.extraRoutes?.(app);
 
-  const purgeTimer = setInterval(() => {
-    void purgeExpiredKeys(services).catch(() => {});
-    void purgeExpiredOauth(services).catch(() => {});
-    void purgeIdleSessions(services).catch(() => {});
-    void purgeTrash(services).catch((error: unknown) => app.log.error({ err: error }, 'trash purge failed'));
-    void purgeUnreferencedMedia(services).catch((error: unknown) => app.log.error({ err: error }, 'media purge failed'));
-  }, 3_600_000);
+  const purgeExpired = async (): Promise<void> => {
+    await Promise.all([
+      purgeExpiredKeys(services).catch(() => {}),
+      purgeExpiredOauth(services).catch(() => {}),
+      purgeIdleSessions(services).catch(() => {}),
+      activity.purge(),
+      purgeTrash(services).catch((error: unknown) => { app.log.error({ err: error }, 'trash purge failed'); }),
+      purgeUnreferencedMedia(services).catch((error: unknown) => { app.log.error({ err: error }, 'media purge failed'); }),
+    ]);
+  };
+  const purgeTimer = setInterval(() => void purgeExpired(), 3_600_000);
   purgeTimer.unref();
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
@@ -178,6 +187,6 @@ async function assemble(config: Config, overrides: AppOverrides, store: Store, s
       return createToken(services, { userId: user.id }, input);
     },
   };
-  const built: FlashdeckApp = Object.assign(app, { services, policy, activity, oauth, admin, apiDocument: api.document });
+  const built: FlashdeckApp = Object.assign(app, { services, policy, activity, oauth, admin, apiDocument: api.document, purgeExpired });
   return built;
 }

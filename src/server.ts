@@ -55,6 +55,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
+  // Once at start as well as hourly: a server restarted more often than hourly (deploys, a crash
+  // loop) would otherwise never purge the trash or anything else that expires.
+  void app.purgeExpired();
   returnMemoryWhenQuiet();
 }
 

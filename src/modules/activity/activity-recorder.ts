@@ -20,7 +20,6 @@ export class ActivityRecorder {
   #buffer: ActivityEntry[] = [];
   #flushing: Promise<void> = Promise.resolve();
   readonly #timer: NodeJS.Timeout;
-  readonly #purgeTimer: NodeJS.Timeout;
 
   constructor(db: Db, clock: Clock, options: ActivityRecorderOptions = {}) {
     this.#db = db;
@@ -29,8 +28,6 @@ export class ActivityRecorder {
     this.#onError = options.onError ?? (() => {});
     this.#timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? 200);
     this.#timer.unref();
-    this.#purgeTimer = setInterval(() => void this.purge(), 3_600_000);
-    this.#purgeTimer.unref();
   }
 
   record(entry: ActivityEntry): void {
@@ -64,7 +61,6 @@ export class ActivityRecorder {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    clearInterval(this.#purgeTimer);
     await this.flush();
   }
 }
