@@ -57,6 +57,8 @@ declare module 'oidc-provider' {
     readonly method: string;
     readonly path: string;
     query: Record<string, string | string[] | undefined>;
+    /** Koa's request: its `host` getter reads the Host header. */
+    readonly request: object;
   }
 
   export const interactionPolicy: {

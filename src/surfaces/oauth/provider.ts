@@ -203,6 +203,15 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     renderError,
   });
   provider.proxy = options.trustProxy;
+  // Every URL the provider writes (the discovery document's endpoints, redirects to the consent
+  // page) is on PUBLIC_URL's host, whatever Host the request came with: Koa builds them from the
+  // request, so a forged Host was written back into the metadata beside the PUBLIC_URL issuer.
+  // (The scheme stays the request's, as trustProxy reads it: the cookies' Secure flag follows it.)
+  const publicHost = new URL(ctx.publicUrl).host;
+  provider.use(async (c, next) => {
+    Object.defineProperty(c.request, 'host', { value: publicHost });
+    await next();
+  });
   // DECISIONS: unknown scope values are dropped, and a request left with no OAuth scope gets the
   // default (RFC 6749 3.3), which the consent page shows and the person may narrow. Without it,
   // `scope=profile` would show consent for nothing the app could be given and end in access_denied.

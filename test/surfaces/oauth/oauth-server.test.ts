@@ -32,6 +32,18 @@ describe('the authorization server', () => {
     assert.equal(as.pushed_authorization_request_endpoint, undefined);
   });
 
+  test('should write PUBLIC_URL into every endpoint of the metadata whatever Host the request names', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      for (const host of ['evil.example', '127.0.0.1:1', 'localhost']) {
+        const res = await suite.server.app.inject({ method: 'GET', url: path, headers: { host } });
+        assert.equal(res.statusCode, 200, `${path} ${host}`);
+        const urls = Object.entries(res.json() as Record<string, unknown>).filter(([, v]) => typeof v === 'string' && /^https?:/.test(v));
+        assert.ok(urls.length >= 5, path);
+        for (const [key, url] of urls) assert.ok((url as string).startsWith(`${suite.server.url}/`) || url === suite.server.url, `${path} with Host ${host}: ${key} = ${url as string}`);
+      }
+    }
+  });
+
   test('should list in the metadata of both resources exactly the scopes a client may ask the authorization server for', async () => {
     for (const path of ['', '/api/v1', '/mcp']) {
       const prm = await (await fetch(`${suite.server.url}/.well-known/oauth-protected-resource${path}`)).json() as Record<string, unknown>;
