@@ -2,7 +2,9 @@
 // where a route accepts them (`config.accepts`).
 // Registered inside the API's scope only: a form post to another surface never meets them.
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
+import { assertBody } from '../../validation.ts';
 import { addRouteHook, type Api } from '../http.ts';
 import { readBinaryBody } from './binary-body.ts';
 import { parseJsonText } from '../json-text.ts';
@@ -82,12 +84,20 @@ export function registerApiContentTypes(app: Api): void {
     if (!methods.some((m) => m === 'POST' || m === 'PATCH' || m === 'PUT')) return;
     const required = route.schema?.body !== undefined;
     const accepts = (route.config)?.accepts ?? DEFAULT_ACCEPTS;
-    addRouteHook(route as never, 'preValidation', (request: FastifyRequest) => checkBody(request, required, accepts));
+    const takesNone = !required && route.config?.accepts === undefined;
+    addRouteHook(route as never, 'preValidation', (request: FastifyRequest) => checkBody(request, required, accepts, takesNone));
   });
 }
 
+/**
+ * The body of a POST that takes none (complete a review, restore, copy), as the OpenAPI document
+ * says it: absent or `{}`. Any field is refused as on every other route (SCHEMA_INVALID, "x is not
+ * an allowed property"), not ignored: a client that sends one expects it to mean something.
+ */
+const NoFields = Type.Object({}, { additionalProperties: false });
+
 /** A body must be there where the route needs one, and be of a media type the route accepts. */
-async function checkBody(request: FastifyRequest, required: boolean, accepts: readonly string[]): Promise<void> {
+async function checkBody(request: FastifyRequest, required: boolean, accepts: readonly string[], takesNone: boolean): Promise<void> {
   const { body } = request;
   const empty = body === undefined || body === null || body === '' || (Buffer.isBuffer(body) && body.length === 0);
   if (empty) {
@@ -99,4 +109,5 @@ async function checkBody(request: FastifyRequest, required: boolean, accepts: re
   if (!accepts.includes(type)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${type} is not accepted here; use ${accepts.join(' or ')}`);
   }
+  if (takesNone) assertBody(NoFields, body);
 }

@@ -181,6 +181,17 @@ describe('review sessions: 4xx codes', () => {
       const res = await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, json: {} });
       assert.equal(res.status, 200);
     });
+
+    test('should reject a body with any field, or that is not an object, with SCHEMA_INVALID and complete nothing', async () => {
+      const session = await newSession();
+      const field = await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, json: { force: true } });
+      assertError(field, 400, 'SCHEMA_INVALID');
+      assert.equal(field.body.error.details.field, 'force');
+      for (const body of ['[]', '"done"', '1']) {
+        assertError(await suite.server.api('POST', `/reviews/${session.id}/complete`, { token: owner.token, body, headers: { 'content-type': 'application/json' } }), 400, 'SCHEMA_INVALID');
+      }
+      assert.equal((await suite.server.api('GET', `/reviews/${session.id}`, { token: owner.token })).body.status, 'active');
+    });
   });
 
   test('should reject a request without a token with UNAUTHORIZED on every route', async () => {
