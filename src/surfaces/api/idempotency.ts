@@ -14,8 +14,8 @@ export function bindIdempotentRoutes(api: Api): void {
     const operation = route.config?.idempotency;
     if (!operation) return;
     const url = route.url;
-    // A route that takes no body (copying a public deck) ignores whatever is sent: it is no part of
-    // the request, and is never walked (a deeply nested one would be walked for nothing).
+    // A route that takes no body (copying a public deck) gets none or `{}` (content-types.ts
+    // refuses anything else before this runs): no part of the request, so it is never hashed.
     const takesBody = route.schema?.body !== undefined || route.config?.accepts !== undefined;
     addRouteHook(route as never, 'preHandler', async (request: FastifyRequest) => {
       const key = soleHeader(request.raw, 'idempotency-key');
