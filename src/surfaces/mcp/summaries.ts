@@ -19,8 +19,8 @@ export function sessionLine(session: Session): string {
 /** A line that says more pages follow, when they do. */
 export const morePages = (nextToken: string | null) => (nextToken === null ? '' : '. More pages: pass nextToken as token');
 
-/** The tool's line for its result (`<tool> done` for a tool without one), and what a replay did not do. */
-export function summarise(tool: { readonly name: string; readonly summary?: ((body: never) => string) | undefined }, body: object, replayed: boolean): string {
-  const line = tool.summary?.(body as never) ?? `${tool.name} done`;
+/** The tool's line for its result, and what a replay did not do. */
+export function summarise(tool: { readonly summary: (body: never) => string }, body: object, replayed: boolean): string {
+  const line = tool.summary(body as never);
   return replayed ? `${line} (replayed: the first call with this idempotencyKey already did this; nothing was done again)` : line;
 }

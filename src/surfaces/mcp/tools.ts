@@ -60,8 +60,8 @@ export interface ToolSpec {
   /** Shared keys read with the admission (a deck's published version). */
   readonly reads?: (ctx: ServiceContext, args: Record<string, unknown>) => readonly string[];
   readonly run: (env: ToolEnv, args: ToolArguments, route: ApiRoute) => Promise<ToolOutcome>;
-  /** The line beside the result (its body, typed by the tool); `<name> done` without one. */
-  readonly summary?: (body: never) => string;
+  /** The line beside the result (its body, typed by the tool): every tool says what it did. */
+  readonly summary: (body: never) => string;
 }
 
 export interface Tool extends ToolSpec {

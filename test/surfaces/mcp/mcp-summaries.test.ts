@@ -1,6 +1,6 @@
 // The one-line text beside each tool's structuredContent (each tool's `summary`, in its entry in
-// src/surfaces/mcp/tools.ts): the line of every tool that writes one, through a deck's life, and
-// `<tool> done` for one that does not.
+// src/surfaces/mcp/tools.ts and deck-tools.ts; every tool has one): the line of each tool, through
+// a deck's life, the trash and public decks.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connectMcp, type McpSession } from '../../helpers/mcp.ts';
@@ -61,6 +61,23 @@ describe('MCP tool summaries', () => {
     assert.equal((await line('list_reviews')).text, '1 sessions');
     const completed = await line('complete_review', { sessionId });
     assert.match(completed.text, new RegExp(`^Session ${sessionId} for deck ${deckId} is ${completed.body.status}: 1 of 2 cards answered(; accuracy \\d+%)?$`));
-    assert.equal((await line('delete_deck', { deckId })).text, 'delete_deck done');
+    const exported = await line('export_deck_markdown', { deckId });
+    assert.equal(exported.text, `Deck ${deckId} (version ${exported.body.version}) as deck markdown, ${exported.body.markdown.length} characters, in structuredContent.markdown`);
+    assert.equal((await line('delete_deck', { deckId })).text, `Deck ${deckId} is in the trash: missing from every list, read and search; restore_deck brings it back whole within 30 days`);
+    assert.equal((await line('list_trash')).text, '1 decks in the trash, each restorable until its purgeAt');
+    const restored = await line('restore_deck', { deckId });
+    assert.equal(restored.text, `Deck "Metals" (${deckId}, 2 cards, version ${restored.body.version}) is back from the trash with its cards and review history`);
+    assert.equal((await line('list_trash')).text, '0 decks in the trash');
+  });
+
+  test('should say what each public-deck tool found or made in one line', async () => {
+    const author = await suite.server.user();
+    const made = await suite.server.api('POST', '/decks/import', { token: author.token, json: { deck: { title: 'Noble gases', lang: 'en', visibility: 'public' }, cards: [{ front: 'He?', back: 'Helium' }] } });
+    assert.equal(made.status, 201, made.text);
+    const publicId: string = made.body.deckId;
+    assert.match((await line('list_public_decks', { q: 'noble' })).text, new RegExp(`^1 public decks: "Noble gases" \\(${publicId}\\)$`));
+    assert.equal((await line('get_public_deck', { deckId: publicId })).text, `Public deck "Noble gases" (${publicId}, 1 cards); the cards are in structuredContent.cards; copy_public_deck makes it yours`);
+    const copied = await line('copy_public_deck', { deckId: publicId, idempotencyKey: 'summaries-copy' });
+    assert.equal(copied.text, `Copied into your decks as "Noble gases" (${copied.body.id}, private, 1 cards), from public deck ${publicId}`);
   });
 });
