@@ -2,6 +2,7 @@
 // request before Fastify has one (408, 431, malformed HTTP), and the lingering read after an error
 // answered before the request's body was read (a 413, a 401 on an upload), so the client, still
 // sending, reads the answer instead of a connection reset (nginx's "lingering close").
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -34,10 +35,14 @@ export function clientErrors(error: Error & { code?: string }, socket: Socket): 
     return;
   }
   const appError = clientErrorFor(error.code);
-  const body = JSON.stringify(envelope(appError.code, appError.message));
+  // An id of its own, as every other error has (DECISIONS: `error.requestId` in every error body),
+  // though no request object exists: it names this answer in a support request.
+  const requestId = randomUUID();
+  const body = JSON.stringify(envelope(appError.code, appError.message, undefined, requestId));
   socket.end([
     `HTTP/1.1 ${appError.status} ${statusText(appError.status)}`,
     'Content-Type: application/json; charset=utf-8',
+    `X-Request-Id: ${requestId}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Cache-Control: no-store',
     'Connection: close',

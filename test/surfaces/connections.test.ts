@@ -47,6 +47,9 @@ function assertEnvelope(received: string, status: number, code: string): void {
   assert.deepEqual(Object.keys(parsed), ['error']);
   assert.equal(parsed.error.code, code);
   assert.equal(typeof parsed.error.message, 'string');
+  // An id in the body and the header, as every error has, though the parser refused the request.
+  assert.match(parsed.error.requestId, /^[0-9a-f-]{36}$/);
+  assert.match(received, new RegExp(`\\r\\nx-request-id: ${parsed.error.requestId}\\r\\n`, 'i'));
 }
 
 /** Writes `pieces` one at a time, `gapMs` apart. */
