@@ -197,8 +197,12 @@ export async function answerCard(ctx: ServiceContext, actor: Actor, input: { ses
       });
     }
     if (session.status !== 'active') throw notActive(session);
-    if (places === 0 || !(await deckHasCard(trx, session.deckId, body.cardId))) {
+    if (places === 0) {
       throw new AppError('CARD_NOT_FOUND', `Card ${body.cardId} is not in review session ${session.id}`, { cardId: body.cardId });
+    }
+    if (!(await deckHasCard(trx, session.deckId, body.cardId))) {
+      // Still listed in the session's queue, which is fixed when it starts: say why it cannot be answered.
+      throw new AppError('CARD_NOT_FOUND', `Card ${body.cardId} was deleted from deck ${session.deckId} after session ${session.id} started; answer the session's next card`, { cardId: body.cardId });
     }
     const now = ctx.clock.now();
     const schedule = nextSchedule(await findSchedule(trx, actor.userId, body.cardId), body.rating, now);

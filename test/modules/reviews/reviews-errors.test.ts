@@ -122,6 +122,8 @@ describe('review sessions: 4xx codes', () => {
       assert.equal(update.status, 200);
       const res = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[1], rating: 'good' } });
       assertError(res, 404, 'CARD_NOT_FOUND');
+      // Still in the session's queue: the message says it was deleted, not that it is not there.
+      assert.match(res.body.error.message, new RegExp(`^Card ${session.cards[1]} was deleted from deck ${own.deckId} after session ${session.id} started`));
       const ok = await suite.server.api('POST', `/reviews/${session.id}/answers`, { token: owner.token, json: { cardId: session.cards[0], rating: 'good' } });
       assert.equal(ok.status, 200, 'the kept card can still be answered');
     });
