@@ -35,9 +35,9 @@ function statusOf(received: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-function envelopeOf(received: string): { error: { code: string; message: string } } {
+function envelopeOf(received: string): { error: { code: string; message: string; requestId: string } } {
   const body = received.slice(received.indexOf('\r\n\r\n') + 4);
-  return JSON.parse(body) as { error: { code: string; message: string } };
+  return JSON.parse(body) as { error: { code: string; message: string; requestId: string } };
 }
 
 function assertEnvelope(received: string, status: number, code: string): void {
