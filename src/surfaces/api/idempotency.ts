@@ -40,7 +40,25 @@ export function idempotentReply(policy: Policy): IdempotentReply {
       status: status(result),
       body: storedBody(call, result),
     }));
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    if (outcome.replayed) {
+      reply.header('Idempotent-Replayed', 'true');
+      // The write did not run, so it did not name the deck it made: the stored answer does (a
+      // create import's deckId), for the activity log, as the first call's entry has it.
+      if (request.activityDeckId === null && (request.params as { deckId?: unknown } | undefined)?.deckId === undefined) {
+        request.activityDeckId = deckIdIn(outcome.body);
+      }
+    }
     return sendJson(reply.code(outcome.status), outcome.body);
   };
+}
+
+/** The deck a stored answer names: an import's `deckId`, or an Anki import's first deck. */
+function deckIdIn(body: string | Buffer): string | null {
+  try {
+    const answer = JSON.parse(body.toString()) as { deckId?: unknown; decks?: { deckId?: unknown }[] };
+    const id = answer.deckId ?? answer.decks?.[0]?.deckId;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }

@@ -102,6 +102,17 @@ describe('activity log', () => {
     assert.deepEqual({ route: entry?.route, status: entry?.status, deckId: entry?.deckId }, { route: '/api/v1/decks/import', status: 404, deckId: 'dck_missing000000000000' });
   });
 
+  test('should record the deck a replayed create import made, as its first call was recorded', async () => {
+    const user = await suite.server.user();
+    const headers = { 'idempotency-key': 'activity-replay-0001' };
+    const first = await suite.server.api('POST', '/decks/import', { token: user.token, json: deckBody(1), headers });
+    const again = await suite.server.api('POST', '/decks/import', { token: user.token, json: deckBody(1), headers });
+    assert.equal(first.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const entries = await entriesOf(suite.server, user.tokenId);
+    assert.deepEqual(entries.map((e) => e.deckId), [first.body.deckId, first.body.deckId]);
+  });
+
   test('should record a call made with a revoked token as 401 under that token', async () => {
     const owner = await suite.server.user();
     const { deckId } = await createDeck(suite.server, owner.token, 1);
