@@ -37,7 +37,7 @@ describe('the authorization server', () => {
       for (const host of ['evil.example', '127.0.0.1:1', 'localhost']) {
         const res = await suite.server.app.inject({ method: 'GET', url: path, headers: { host } });
         assert.equal(res.statusCode, 200, `${path} ${host}`);
-        const urls = Object.entries(res.json() as Record<string, unknown>).filter(([, v]) => typeof v === 'string' && /^https?:/.test(v));
+        const urls = Object.entries(res.json<Record<string, unknown>>()).filter(([, v]) => typeof v === 'string' && /^https?:/.test(v));
         assert.ok(urls.length >= 5, path);
         for (const [key, url] of urls) assert.ok((url as string).startsWith(`${suite.server.url}/`) || url === suite.server.url, `${path} with Host ${host}: ${key} = ${url as string}`);
       }
