@@ -99,7 +99,8 @@ const NoFields = Type.Object({}, { additionalProperties: false });
 /** A body must be there where the route needs one, and be of a media type the route accepts. */
 async function checkBody(request: FastifyRequest, required: boolean, accepts: readonly string[], takesNone: boolean): Promise<void> {
   const { body } = request;
-  const empty = body === undefined || body === null || body === '' || (Buffer.isBuffer(body) && body.length === 0);
+  // JSON `null` is a body that parses (then fails the route's schema: SCHEMA_INVALID), not an empty one.
+  const empty = body === undefined || body === '' || (Buffer.isBuffer(body) && body.length === 0);
   if (empty) {
     if (required) throw new AppError('BAD_REQUEST', 'The request body is empty');
     return;

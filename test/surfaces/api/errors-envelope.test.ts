@@ -97,6 +97,14 @@ describe('error envelope', () => {
     assertEnvelope(await suite.server.api('PATCH', `/decks/${deckId}`, { token, body: '  ', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
   });
 
+  test('should answer a JSON null body, which parses, with 400 SCHEMA_INVALID, not as an empty body', async () => {
+    for (const [method, path] of [['POST', '/decks/import'], ['PATCH', `/decks/${deckId}`], ['POST', '/reviews']] as const) {
+      const res = await suite.server.api(method, path, { token, body: 'null', headers: { 'content-type': 'application/json' } });
+      assertEnvelope(res, 400, 'SCHEMA_INVALID');
+      assert.match(res.body.error.message, /must be object/);
+    }
+  });
+
   test('should answer malformed JSON with 400 BAD_REQUEST', async () => {
     for (const body of ['{', '{"deck": }', 'nul', '{"a":1}}']) {
       assertEnvelope(await suite.server.api('POST', '/decks/import', { token, body, headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST');
