@@ -74,6 +74,11 @@ async function sqliteVariants(): Promise<{ variants: Variant[]; close: () => voi
       const insert = db.prepare('insert into f (rowid, body) values (?, ?)');
       return () => { for (const text of cardText) insert.run(++rowid, text); };
     }),
+    // The same without document sizes (columnsize=0: BM25 no longer weighs a document's length).
+    variant('FTS5, a document per card, columnsize=0', "create virtual table f using fts5(body, content='', columnsize=0, tokenize='unicode61 remove_diacritics 0')", (db) => {
+      const insert = db.prepare('insert into f (rowid, body) values (?, ?)');
+      return () => { for (const text of cardText) insert.run(++rowid, text); };
+    }),
     // One document per deck, no positions, no sizes: the least FTS5 can keep of these words at all.
     variant('FTS5, a document per deck, detail=none', "create virtual table f using fts5(body, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 0')", (db) => {
       const insert = db.prepare('insert into f (rowid, body) values (?, ?)');
