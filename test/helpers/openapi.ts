@@ -29,7 +29,10 @@ export class OpenApiChecker {
 
   /** Throws if the response is not one the document describes for this operation. */
   check(method: string, apiPath: string, status: number, contentType: string | null, body: unknown): void {
-    const route = this.#routes.find((r) => r.method === method && r.pattern.test(apiPath));
+    // The path first (a concrete path before a templated one, as OpenAPI matches), then its method:
+    // PATCH /decks/capacity is no operation, not PATCH /decks/{deckId}.
+    const template = this.#routes.find((r) => r.pattern.test(apiPath))?.template;
+    const route = this.#routes.find((r) => r.template === template && r.method === method);
     if (!route) {
       if (status === 404 || status === 405 || method === 'OPTIONS') return; // not a documented route
       throw new Error(`OpenAPI: no operation for ${method} ${apiPath}`);

@@ -105,7 +105,8 @@ export function apiSurface(): ApiSurface {
     // a known path under another method is 405 with Allow.
     // A call with a token is authenticated, admitted and recorded first (route-policy.ts).
     const callPolicy = routePolicy(policy, apiResource(ctx.publicUrl).resource);
-    api.setNotFoundHandler(methodNotAllowed(api, callPolicy.unroutedCall));
+    const unrouted = methodNotAllowed(api, callPolicy.unroutedCall);
+    api.setNotFoundHandler(unrouted.handler);
     registerApiContentTypes(api);
     decorateApiRequest(api);
     // OPTIONS without Access-Control-Request-Method is answered like a preflight (204) too.
@@ -115,6 +116,7 @@ export function apiSurface(): ApiSurface {
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
       maxAge: 600,
     });
+    unrouted.bindMisrouted(api);
     await registerHttpSemantics(api);
     await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
     callPolicy.bind(api);

@@ -37,12 +37,30 @@ function weakenCompressedEtag(_request: FastifyRequest, reply: FastifyReply, pay
  */
 export type BeforeUnrouted = (request: FastifyRequest, reply: FastifyReply, route: string) => Promise<void>;
 
+export interface Unrouted {
+  /** The not-found handler: 405 with `Allow` for a path some route serves under other methods, else 404. */
+  readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * Sends to the handler a call the router gave to a route with a parameter where a path of its
+   * own exists under other methods: `PATCH /decks/capacity` is that path under another method
+   * (405), not a deck named "capacity" (the spec: "The literal path capacity is not a deck id"),
+   * as OpenAPI matches a concrete path before a templated one. Bind it once CORS is, so the answer
+   * carries CORS headers.
+   */
+  bindMisrouted(api: Api): void;
+}
+
+interface Match {
+  readonly url: string;
+  readonly pattern: RoutePattern;
+}
+
 /**
- * The API's not-found handler: a path that some route serves under other methods is 405 with
- * `Allow` (HEAD with GET, OPTIONS for CORS), anything else 404 NOT_FOUND. Patterns are collected
- * from the routes as they are registered; call before registering them.
+ * The API's 404 and 405, for the path as OpenAPI matches it: the most concrete pattern that fits
+ * (fewest parameters; then the one whose first parameter comes later). Patterns are collected from
+ * the routes as they are registered; call before registering them.
  */
-export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
   const patterns = new Map<string, RoutePattern>();
   api.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
@@ -54,22 +72,30 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: Fa
     }
     for (const method of methods) pattern.methods.add(method);
   });
-  return async (request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '';
-    const path = splitPath(pathname);
-    const allowed = new Set<string>();
-    let route: string | null = null;
+
+  function pathOf(request: FastifyRequest): string {
+    return request.url.split('?')[0] ?? '';
+  }
+
+  function bestMatch(path: readonly string[]): Match | null {
+    let best: Match | null = null;
     for (const [url, pattern] of patterns) {
       if (!matches(pattern.segments, path)) continue;
-      route ??= url;
-      for (const method of pattern.methods) allowed.add(method);
+      if (best === null || moreConcrete(pattern.segments, best.pattern.segments)) best = { url, pattern };
     }
-    const notAllowed = route !== null && !allowed.has(request.method);
-    await before(request, reply, (notAllowed ? route : null) ?? pathname);
+    return best;
+  }
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const pathname = pathOf(request);
+    const best = bestMatch(splitPath(pathname));
+    const notAllowed = best !== null && !best.pattern.methods.has(request.method);
+    await before(request, reply, notAllowed ? best.url : pathname);
     if (!notAllowed) {
       jsonNotFound(request, reply);
       return;
     }
+    const allowed = new Set(best.pattern.methods);
     allowed.add('OPTIONS');
     if (allowed.has('GET')) allowed.add('HEAD');
     const list = [...allowed].sort();
@@ -77,13 +103,36 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): (request: Fa
     void reply.code(405).header('Allow', allow).type(JSON_TYPE)
       .send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}`, { allowed: list }, String(request.id)));
   };
-}
 
-function splitPath(path: string): string[] {
-  return path.split('/').filter((segment) => segment !== '');
+  function bindMisrouted(scope: Api): void {
+    scope.addHook('onRequest', async (request, reply) => {
+      const url = request.routeOptions.url ?? '';
+      if (!url.includes(':') || !patterns.has(url)) return;
+      const best = bestMatch(splitPath(pathOf(request)));
+      if (best === null || best.url === url) return;
+      request.misrouted = true;
+      await handler(request, reply);
+      return reply;
+    });
+  }
+
+  return { handler, bindMisrouted };
 }
 
 function matches(pattern: readonly string[], path: readonly string[]): boolean {
   if (pattern.length !== path.length) return false;
   return pattern.every((segment, i) => segment.startsWith(':') || segment === path[i]);
 }
+
+/** Whether pattern `a` is more concrete than `b` (both fit the same path). */
+function moreConcrete(a: readonly string[], b: readonly string[]): boolean {
+  const params = (segments: readonly string[]) => segments.filter((s) => s.startsWith(':')).length;
+  const first = (segments: readonly string[]) => segments.findIndex((s) => s.startsWith(':'));
+  if (params(a) !== params(b)) return params(a) < params(b);
+  return first(a) > first(b) && first(b) !== -1;
+}
+
+function splitPath(path: string): string[] {
+  return path.split('/').filter((segment) => segment !== '');
+}
+

@@ -21,6 +21,12 @@ declare module 'fastify' {
     idempotentCall: IdempotentCall | null;
     /** The catalog code the call was refused with (set by the error and not-found handlers), for the activity log. */
     errorCode: string | null;
+    /**
+     * A route caught the call only by taking a literal segment as its parameter (`/decks/capacity`
+     * as `:deckId`); the not-found handler answered it (http-semantics.ts), and the route's own
+     * policy neither admitted nor records it.
+     */
+    misrouted: boolean;
   }
   interface FastifyContextConfig {
     /**
@@ -47,4 +53,5 @@ export function decorateApiRequest(api: Api): void {
   api.decorateRequest('reads', null);
   api.decorateRequest('idempotentCall', null);
   api.decorateRequest('errorCode', null);
+  api.decorateRequest('misrouted', false);
 }

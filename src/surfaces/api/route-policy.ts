@@ -72,7 +72,8 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
   function record(request: FastifyRequest, reply: FastifyReply, route: string): void {
     const principal = request.principal;
     if (principal === null) return;
-    const params = request.params as { deckId?: unknown } | undefined;
+    // A misrouted call's parameter is a literal of the path, not a deck.
+    const params = request.misrouted ? undefined : request.params as { deckId?: unknown } | undefined;
     policy.record(principal, callRecord(request, {
       route,
       deckId: typeof params?.deckId === 'string' ? params.deckId : request.activityDeckId,
@@ -113,7 +114,8 @@ export function routePolicy(policy: Policy, resource: ProtectedResource): RouteP
       addRouteHook(route as never, 'onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => { admit(request, reply, scope, reads, done); });
       addRouteHook(route as never, 'onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
         done();
-        record(request, reply, url);
+        // The not-found handler recorded it (unroutedCall).
+        if (!request.misrouted) record(request, reply, url);
       });
     });
   }

@@ -147,11 +147,14 @@ describe('activity log of calls no route serves', () => {
     const user = await suite.server.user();
     const { deckId } = await createDeck(suite.server, user.token, 1);
     const before = await entriesOf(suite.server, user.tokenId);
-    const answers = [await call('GET', '/nope/deeper', user.token), await call('PUT', '/whoami', user.token), await call('PUT', `/decks/${deckId}`, user.token)];
-    assert.deepEqual(answers.map((r) => r.status), [404, 405, 405]);
+    const answers = [
+      await call('GET', '/nope/deeper', user.token), await call('PUT', '/whoami', user.token), await call('PUT', `/decks/${deckId}`, user.token),
+      await call('PATCH', '/decks/capacity', user.token),
+    ];
+    assert.deepEqual(answers.map((r) => r.status), [404, 405, 405, 405]);
     for (const answer of answers) assert.match(answer.headers.get('ratelimit') ?? '', /r=\d+/);
     const remaining = answers.map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
-    assert.deepEqual(remaining, [remaining[0], (remaining[0] ?? 0) - 1, (remaining[0] ?? 0) - 2]);
+    assert.deepEqual(remaining, [remaining[0], (remaining[0] ?? 0) - 1, (remaining[0] ?? 0) - 2, (remaining[0] ?? 0) - 3]);
     const entries = (await entriesOf(suite.server, user.tokenId)).slice(0, -before.length || undefined);
     assert.deepEqual(
       entries.map((e) => ({ method: e.method, route: e.route, status: e.status, userAgent: e.userAgent })).reverse(),
@@ -159,8 +162,10 @@ describe('activity log of calls no route serves', () => {
         { method: 'GET', route: '/api/v1/nope/deeper', status: 404, userAgent: AGENT },
         { method: 'PUT', route: '/api/v1/whoami', status: 405, userAgent: AGENT },
         { method: 'PUT', route: '/api/v1/decks/:deckId', status: 405, userAgent: AGENT },
+        { method: 'PATCH', route: '/api/v1/decks/capacity', status: 405, userAgent: AGENT },
       ],
     );
+    assert.equal(entries[0]?.deckId, null, 'capacity is no deck');
     assert.deepEqual(entries.map((e) => e.requestId).reverse(), answers.map((r) => r.headers.get('x-request-id')));
   });
 

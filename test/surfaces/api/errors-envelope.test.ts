@@ -53,6 +53,32 @@ describe('error envelope', () => {
     }
   });
 
+  test('should answer a literal path under another method with 405, never as a deck of that name', async () => {
+    // The spec: "The literal path capacity is not a deck id"; nor are import and trash.
+    const cases: [string, string, string][] = [
+      ['PATCH', '/decks/capacity', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/decks/capacity', 'GET, HEAD, OPTIONS'],
+      ['GET', '/decks/import', 'OPTIONS, POST'],
+      ['DELETE', '/decks/trash', 'GET, HEAD, OPTIONS'],
+      ['POST', '/reviews/due', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/decks/capacity', 'GET, HEAD, OPTIONS'],
+    ];
+    for (const [method, path, allow] of cases) {
+      for (const options of [{}, { token }]) {
+        const res = await suite.server.api(method, path, { ...options, headers: { origin: ORIGIN } });
+        assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
+        assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
+        assert.equal(res.headers.get('access-control-allow-origin'), '*', 'CORS as on any answer');
+      }
+    }
+    // No concrete path fits a deeper one: it is the templated path's, as OpenAPI matches it.
+    assertEnvelope(await suite.server.api('GET', '/decks/trash/cards/crd_x', { token }), 404, 'DECK_NOT_FOUND');
+    // The literals' own routes, and real ids beside them, are as before.
+    assert.equal((await suite.server.api('GET', '/decks/capacity', { token })).status, 200);
+    assert.equal((await suite.server.api('GET', `/decks/${deckId}`, { token })).status, 200);
+    assertEnvelope(await suite.server.api('PATCH', '/decks/dck_capacity', { token, json: { title: 'x' } }), 404, 'DECK_NOT_FOUND');
+  });
+
   test('should answer a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE on every body route', async () => {
     const big = deckBody(60);
     assert.ok(JSON.stringify(big).length > 2048);
