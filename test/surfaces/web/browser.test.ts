@@ -45,9 +45,18 @@ describe('account pages in Chromium', { skip: browserSkipReason() }, () => {
     await page.goto(suite.server.url);
     await check('home-signed-out');
 
-    await page.getByRole('link', { name: 'Sign up', exact: true }).first().click();
+    // One link of each name on a page (the header's): a strict lookup finds it.
+    for (const name of ['Sign up', 'Sign in']) assert.equal(await page.getByRole('link', { name }).count(), 1, `home: ${name}`);
+    await page.getByRole('link', { name: 'Sign up' }).click();
     await page.waitForURL('**/signup');
     await check('signup');
+    assert.equal(await page.getByRole('link', { name: 'Sign in' }).count(), 1, 'signup: Sign in');
+    for (const [path, name] of [['/signin', 'Sign up'], ['/explore', 'Sign in']] as const) {
+      const other = await page.context().newPage();
+      await other.goto(`${suite.server.url}${path}`);
+      assert.equal(await other.getByRole('link', { name }).count(), 1, `${path}: ${name}`);
+      await other.close();
+    }
     const email = newEmail('browser');
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill('correct horse battery');

@@ -84,15 +84,15 @@ describe('the redirect after sign-in, as the browser resolves it', () => {
       const next = '/oauth/authorize?client_id=c&scope=decks%3Aread&state=a%26b';
       const visitor = new WebClient(suite.server.url);
       const signin = await visitor.get(`/signin?next=${encodeURIComponent(next)}`);
-      const toSignup = /<a href="([^"]*)">Sign up<\/a>\./.exec(signin.text)?.[1];
+      const toSignup = /<a href="([^"]*)">Create an account<\/a>\./.exec(signin.text)?.[1];
       assert.equal(toSignup, `/signup?next=${encodeURIComponent(next).replaceAll('&', '&amp;')}`);
       const signup = await visitor.get(toSignup.replaceAll('&amp;', '&'));
-      assert.equal(/<a href="([^"]*)">Sign in<\/a>\./.exec(signup.text)?.[1], `/signin?next=${encodeURIComponent(next).replaceAll('&', '&amp;')}`);
+      assert.equal(/<a href="([^"]*)">Go to sign-in<\/a>\./.exec(signup.text)?.[1], `/signin?next=${encodeURIComponent(next).replaceAll('&', '&amp;')}`);
       const res = await visitor.post('/signup', { email: newEmail('next-signup'), password: 'correct horse battery', next: /name="next" value="([^"]*)"/.exec(signup.text)?.[1]?.replaceAll('&amp;', '&') ?? '' });
       assert.equal(res.status, 303);
       assert.equal(res.location, next);
       // Nowhere to go back to: the plain links.
-      assert.match((await new WebClient(suite.server.url).get('/signin')).text, /<a href="\/signup">Sign up<\/a>\./);
+      assert.match((await new WebClient(suite.server.url).get('/signin')).text, /<a href="\/signup">Create an account<\/a>\./);
     });
 
     test('should return to the same-origin path after a sign-in form post', async () => {
