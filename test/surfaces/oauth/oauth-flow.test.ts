@@ -37,6 +37,7 @@ describe('an OAuth client through discovery, registration, sign-in and consent',
     assert.match(text, /Flashdeck plugin/);
     assert.match(text, new RegExp(`127\\.0\\.0\\.1:${app.port}`));
     for (const scope of API_SCOPES.split(' ')) assert.equal(await page.getByLabel(scope, { exact: true }).isChecked(), true, scope);
+    assert.equal(await page.getByRole('link', { name: 'Apps' }).count(), 1, 'one Apps link: the header\'s');
     // Who is signed in, with "Not you?" (account-confirmations.test.ts follows it).
     assert.match(text, new RegExp(`Signed in as ${person.email.replace(/\W/g, '\\$&')}\\.`));
     await page.getByRole('button', { name: 'Not you? Sign in as someone else' }).waitFor();
