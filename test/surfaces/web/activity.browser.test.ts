@@ -47,7 +47,9 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
     await page.getByRole('link', { name: 'Token details and activity' }).click();
     await page.getByRole('cell', { name: '404 DECK_NOT_FOUND' }).waitFor();
     await page.getByRole('cell', { name: '403 FORBIDDEN' }).waitFor();
-    const region = page.getByRole('region', { name: 'Activity (scrolls sideways)' });
+    // The section's name is one region (the scrolling table's region is named apart from it).
+    assert.equal(await page.getByRole('region', { name: 'Activity' }).count(), 1);
+    const region = page.getByRole('region', { name: 'Call list (scrolls sideways)' });
     assert.equal(await region.evaluate((el: any) => el.scrollWidth - el.clientWidth), 0, 'nothing cut off at 1280 px');
     await page.getByText('More').first().click();
     await page.getByText('Request id').first().waitFor();
@@ -76,7 +78,7 @@ describe('activity log in headless Chromium', { skip: browserSkipReason() }, () 
     await suite.server.app.activity.flush();
     await page.getByRole('link', { name: 'Token details and activity' }).click();
 
-    const region = page.getByRole('region', { name: 'Activity (scrolls sideways)' });
+    const region = page.getByRole('region', { name: 'Call list (scrolls sideways)' });
     const errorCell = page.getByRole('cell', { name: '404 DECK_NOT_FOUND' });
     await errorCell.waitFor();
     await screenshot(page, 'token-activity-stacked-360', 'learning');
