@@ -146,6 +146,9 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
       // be accepted without its proof, so none is issued.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // RP-initiated logout would end only oidc-provider's own session, never the person's web
+      // session (the one that consents), and its pages carry none of the pages' security headers.
+      rpInitiatedLogout: { enabled: false },
       userinfo: { enabled: false },
       registration: { enabled: true },
       // RFC 7009 2.1: a client revokes only what was issued to it (oidc-provider's default rule,

@@ -96,6 +96,15 @@ describe('the authorization server', () => {
     assert.doesNotMatch(html, /<script/i);
   });
 
+  test('should neither advertise nor serve an end-session endpoint, which could not end the person\'s session', async () => {
+    const as = await (await fetch(`${suite.server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+    assert.equal(as.end_session_endpoint, undefined);
+    // It answered with oidc-provider's page: an inline script and none of the pages' headers.
+    const response = await fetch(`${suite.server.url}/oauth/session/end`, { redirect: 'manual' });
+    assert.equal(response.status, 404);
+    assert.doesNotMatch(await response.text(), /<script/i);
+  });
+
   describe('authorization requests', () => {
     let clientId: string;
     const redirect = 'http://127.0.0.1:7/callback';
