@@ -34,6 +34,17 @@ async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
   }
 }
 
+/** A discovery document's CORS preflight: any origin, the headers it asks for. */
+function discoveryPreflight(app: FastifyInstance, path: string): void {
+  app.options(path, { schema: { hide: true } }, async (request, reply) => {
+    const headers = request.headers['access-control-request-headers'];
+    void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
+      .header('Access-Control-Max-Age', '600');
+    if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
+    return reply.send();
+  });
+}
+
 /**
  * Routes outside every surface, answered by the root's JSON error and not-found handlers:
  * readiness, the OAuth protected-resource metadata (RFC 9728) and authorization-server metadata (RFC 8414).
@@ -61,13 +72,7 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
         void reply.header('Access-Control-Allow-Origin', '*');
         return document;
       });
-      app.options(path, { schema: { hide: true } }, async (request, reply) => {
-        const headers = request.headers['access-control-request-headers'];
-        void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
-          .header('Access-Control-Max-Age', '600');
-        if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
-        return reply.send();
-      });
+      discoveryPreflight(app, path);
     }
   }
   const { authorizationServer } = deps;
@@ -75,6 +80,8 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
     // RFC 8414 metadata is oidc-provider's discovery document (same issuer, endpoints, methods),
     // served under both names: OpenID Connect clients (openid-client's default discovery) ask for
     // openid-configuration, OAuth clients for oauth-authorization-server.
+    // oidc-provider answers the GET to any origin; the preflight of a client that sends a header
+    // (the MCP SDK sends MCP-Protocol-Version) fell through to the pages' 404.
     for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       app.get(path, { schema: { hide: true } }, async (request, reply) => {
         const handler = await authorizationServer();
@@ -82,6 +89,7 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
         request.raw.url = '/.well-known/openid-configuration';
         handler(request.raw, reply.raw);
       });
+      discoveryPreflight(app, path);
     }
   }
 }

@@ -44,6 +44,21 @@ describe('the authorization server', () => {
     }
   });
 
+  test('should answer the CORS preflight of the authorization-server metadata it lets any origin read', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const read = await fetch(`${suite.server.url}${path}`, { headers: { origin: 'https://anywhere.example' } });
+      assert.equal(read.status, 200, path);
+      assert.ok(read.headers.get('access-control-allow-origin'), path);
+      // The MCP SDK's discovery sends MCP-Protocol-Version, so a browser asks first.
+      const preflight = await fetch(`${suite.server.url}${path}`, {
+        method: 'OPTIONS', headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' },
+      });
+      assert.equal(preflight.status, 204, path);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), '*', path);
+      assert.equal(preflight.headers.get('access-control-allow-headers'), 'mcp-protocol-version', path);
+    }
+  });
+
   test('should list in the metadata of both resources exactly the scopes a client may ask the authorization server for', async () => {
     for (const path of ['', '/api/v1', '/mcp']) {
       const prm = await (await fetch(`${suite.server.url}/.well-known/oauth-protected-resource${path}`)).json() as Record<string, unknown>;
