@@ -39,6 +39,8 @@ function cookieKey(ctx: ServiceContext): string {
 }
 
 const REDIRECT_POLICY = 'flashdeck_redirect_policy';
+/** How clients authenticate at the token and the revocation endpoint alike. */
+const CLIENT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
 const SECRET_METHODS: ReadonlySet<string> = new Set(['client_secret_basic', 'client_secret_post']);
 
 /** A client identified by the https URL of its metadata document (registered ones get random ids). */
@@ -134,7 +136,7 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     grantTypes: ['authorization_code', 'refresh_token'],
-    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256',
     },
@@ -203,6 +205,9 @@ export function createProvider(ctx: ServiceContext, options: ProviderOptions): P
     fetch: guardedFetch(options.fetch),
     fetchResponseBodyLimits: { 'client_id metadata document': options.fetch?.maxBytes ?? METADATA_MAX_BYTES },
     enableHttpPostMethods: false,
+    // oidc-provider leaves it out, and RFC 8414 reads its absence as client_secret_basic only:
+    // public clients (the agents, the plugin) would be told they cannot revoke their tokens.
+    discovery: { revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS] },
     renderError,
   });
   provider.proxy = options.trustProxy;

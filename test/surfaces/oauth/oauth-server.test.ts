@@ -44,6 +44,13 @@ describe('the authorization server', () => {
     }
   });
 
+  test('should name in the metadata the revocation endpoint\'s client authentication, public clients included', async () => {
+    const as = await (await fetch(`${suite.server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+    // RFC 8414 2: left out, it means client_secret_basic only, which a public client cannot use.
+    assert.deepEqual(as.revocation_endpoint_auth_methods_supported, as.token_endpoint_auth_methods_supported);
+    assert.ok((as.revocation_endpoint_auth_methods_supported as string[]).includes('none'));
+  });
+
   test('should answer the CORS preflight of the authorization-server metadata it lets any origin read', async () => {
     for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       const read = await fetch(`${suite.server.url}${path}`, { headers: { origin: 'https://anywhere.example' } });
