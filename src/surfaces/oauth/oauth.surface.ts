@@ -12,7 +12,7 @@ import type { Policy } from '../../policy/policy.ts';
 import type { WindowLimits } from '../../stores/rate-limits/rate-limits.ts';
 import { parseJsonText } from '../json-text.ts';
 import { ROOT_PLUGIN } from '../root.ts';
-import type { AuthorizationServer } from '../authorization-server.ts';
+import { OAUTH_PREFIX, type AuthorizationServer } from '../authorization-server.ts';
 
 export const OAUTH_PLUGIN = 'flashdeck-oauth';
 
@@ -78,6 +78,8 @@ function oauthError(error: FastifyError | AppError, _request: FastifyRequest, re
  */
 async function handOver(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const handler = await server.handler();
+  // Set on the raw response: a hijacked reply sends none of Fastify's headers.
+  if (isRegistration(request)) reply.raw.setHeader('Access-Control-Allow-Origin', '*');
   void reply.hijack();
   handler(request.body instanceof CheckedBody ? replay(request.raw, request.body.bytes) : request.raw, reply.raw);
 }
@@ -98,9 +100,21 @@ export interface OauthSurfaceOptions {
 }
 
 export const oauthSurface = fp<OauthSurfaceOptions>((scope, { server, policy, registrationLimits }, done) => {
-  // Before the body is read: a throttled address costs nothing more.
-  scope.addHook('onRequest', async (request) => {
-    if (isRegistration(request)) await policy.admit({ key: `oauth-register:${request.ip}`, limits: registrationLimits }, null, []);
+  // Before the body is read: a throttled address costs nothing more. Registration is open to any
+  // origin, as the token endpoint is: an agent running in a browser page (the MCP Inspector's)
+  // registers from there, and anyone may register from anywhere else anyway (throttled per address).
+  scope.addHook('onRequest', async (request, reply) => {
+    if (!isRegistration(request)) return;
+    void reply.header('Access-Control-Allow-Origin', '*');
+    await policy.admit({ key: `oauth-register:${request.ip}`, limits: registrationLimits }, null, []);
+  });
+  // Under the surface's prefix (/oauth).
+  scope.options(REGISTRATION_PATH.slice(OAUTH_PREFIX.length), { schema: { hide: true } }, async (request, reply) => {
+    const headers = request.headers['access-control-request-headers'];
+    void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+      .header('Access-Control-Max-Age', '600');
+    if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
+    return reply.send();
   });
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, next) => {

@@ -146,6 +146,28 @@ describe('dynamic client registration', { skip: browserSkipReason() }, () => {
     assert.equal((await suite.server.api('GET', '/decks', { token: tokens.access_token })).status, 200);
   });
 
+  test('should let a client in a browser page register: a CORS preflight, then the answer readable from any origin', async () => {
+    const origin = 'http://localhost:6274';
+    const preflight = await fetch(`${suite.server.url}/oauth/register`, {
+      method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/);
+    assert.equal(preflight.headers.get('access-control-allow-headers'), 'content-type, mcp-protocol-version');
+    const registered = await fetch(`${suite.server.url}/oauth/register`, {
+      method: 'POST', headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'In a page', redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'none' }),
+    });
+    assert.equal(registered.status, 201);
+    assert.equal(registered.headers.get('access-control-allow-origin'), '*');
+    const refused = await fetch(`${suite.server.url}/oauth/register`, {
+      method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['javascript:alert(1)'] }),
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('access-control-allow-origin'), '*', 'its error readable too');
+  });
+
   test('should register client_secret_post with a secret sent in the body', async () => {
     const registered = await registerClient(suite.server, { redirect_uris: [app.redirectUri], token_endpoint_auth_method: 'client_secret_post' });
     assert.equal(registered.status, 201);
