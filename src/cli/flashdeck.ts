@@ -90,6 +90,8 @@ async function run(ctx: ServiceContext, { values, positionals }: Parsed, out: Ou
       // From stdin, never an argument: arguments show in `ps` and shell history. One line; the
       // line break that ends it is not part of the password.
       const password = (await out.stdin()).replace(/\r?\n$/, '');
+      // A browser's password field cannot hold a line break, so such a password could never sign in.
+      if (/[\r\n]/.test(password)) throw new UsageError('the password must be one line: stdin held more than one');
       await setPassword(ctx, { email, password });
       out.stdout(`password set for ${email}; their sessions are signed out`);
       return;

@@ -215,6 +215,19 @@ describe('accounts in the browser', () => {
     assert.equal(short.code, 1);
     assert.match(short.stderr, /10 to 200 characters/);
   });
+
+  test('should refuse a password of more than one line from `flashdeck users set-password`, keeping the old one', async () => {
+    const email = newEmail('cli');
+    const env = { DATA_DIR: suite.server.dataDir };
+    await cli(['users', 'add', email], env);
+    assert.equal((await runCli(['users', 'set-password', email], env, 'the first password\n')).code, 0);
+    // A sign-in form cannot submit a line break, so a second line would make a password no one can use.
+    const run = await runCli(['users', 'set-password', email], env, 'first line\nand a second line\n');
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /^flashdeck: the password must be one line/);
+    assert.equal((await client().signIn(email, 'the first password')).status, 303);
+  });
 });
 
 describe('the sign-in throttle per client address', () => {
