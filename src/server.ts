@@ -54,7 +54,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Node names the address (ENOTFOUND, EADDRINUSE), not the variables that chose it.
+    throw new Error(`cannot listen on HOST=${config.host} PORT=${config.port}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // Once at start as well as hourly: a server restarted more often than hourly (deploys, a crash
   // loop) would otherwise never purge the trash or anything else that expires.
   void app.purgeExpired();

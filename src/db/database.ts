@@ -78,8 +78,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, close: () => db.destroy() };
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
-  const sqlite = new BetterSqlite3(sqliteFile(options.dataDir));
+  let sqlite: BetterSqlite3.Database;
+  try {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    sqlite = new BetterSqlite3(sqliteFile(options.dataDir));
+  } catch (error) {
+    // The file system names a path; the operator set DATA_DIR (README: a bad value is named).
+    throw new Error(`DATA_DIR=${options.dataDir} cannot hold the store: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // WAL lets the CLI read and write while the server runs; NORMAL sync is durable against a
   // killed process (the OS keeps the written pages), which is the crash model we promise.
   sqlite.pragma('journal_mode = WAL');

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ROOT, cli, runCli, runScript, type Finished } from '../../helpers/process.ts';
+import { ROOT, cli, runCli, runScript, tempDataDir, type Finished } from '../../helpers/process.ts';
+import { dropStore, onPostgres } from '../../helpers/backend.ts';
 import { buildForSuite } from '../../helpers/server.ts';
 
 const PAT = /^svc_pat_[0-9A-Za-z]{10}_[0-9A-Za-z]{36}$/;
@@ -227,6 +229,38 @@ describe('bad environment values', { concurrency: true }, () => {
       assert.match(lines[0], new RegExp(name));
     });
   }
+
+  test('should stop the server at start-up with one line naming HOST when it cannot listen there', async () => {
+    const dataDir = tempDataDir();
+    try {
+      const run = await server({ HOST: 'no such host.invalid', DATA_DIR: dataDir });
+      assert.equal(run.code, 1);
+      const lines = run.stderr.split('\n').filter((l) => l !== '');
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0], /^flashdeck: failed to start: cannot listen on HOST=no such host\.invalid PORT=\d+: /);
+    } finally {
+      await dropStore(dataDir);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('should stop the server and the CLI with one line naming DATA_DIR when it cannot be a directory', { skip: onPostgres() && 'DATA_DIR is not used on PostgreSQL' }, async () => {
+    const parent = tempDataDir();
+    const file = path.join(parent, 'a-file');
+    fs.writeFileSync(file, '');
+    try {
+      const dataDir = path.join(file, 'data');
+      const run = await server({ DATA_DIR: dataDir });
+      assert.equal(run.code, 1);
+      assert.equal(run.stderr.split('\n').filter((l) => l !== '').length, 1, run.stderr);
+      assert.ok(run.stderr.startsWith(`flashdeck: failed to start: DATA_DIR=${dataDir} cannot hold the store: `), run.stderr);
+      const cliRun = await runCli(['users', 'add', newEmail()], { DATA_DIR: dataDir });
+      assert.equal(cliRun.code, 1);
+      assert.ok(cliRun.stderr.startsWith(`flashdeck: failed: DATA_DIR=${dataDir} cannot hold the store: `), cliRun.stderr);
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
 
   test('should stop the CLI with one line naming RATE_LIMIT_PER_MINUTE=x', async () => {
     const run = await runCli(['users', 'add', newEmail()], { RATE_LIMIT_PER_MINUTE: 'x', DATA_DIR: path.join(ROOT, 'does-not-matter-never-created') });
