@@ -56,7 +56,7 @@ describe('npm start and SIGTERM', () => {
     const built = spawnSync(process.execPath, ['scripts/build.ts', '--if-stale'], { cwd: ROOT, stdio: 'ignore' });
     assert.equal(built.status, 0, 'the build of dist/ failed');
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, ...storeEnvFor(dataDir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...storeEnvFor(dataDir), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
     delete env.NODE_TEST_CONTEXT;
     const npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
