@@ -62,6 +62,8 @@ interface Match {
  */
 export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
   const patterns = new Map<string, RoutePattern>();
+  /** Every literal segment of every route: a parameter holding none of them is never misrouted. */
+  const literals = new Set<string>();
   api.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -69,6 +71,7 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
     if (pattern === undefined) {
       pattern = { segments: splitPath(route.url), methods: new Set() };
       patterns.set(route.url, pattern);
+      for (const segment of pattern.segments) if (!segment.startsWith(':')) literals.add(segment);
     }
     for (const method of methods) pattern.methods.add(method);
   });
@@ -107,7 +110,10 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
   function bindMisrouted(scope: Api): void {
     scope.addHook('onRequest', async (request, reply) => {
       const url = request.routeOptions.url ?? '';
-      if (!url.includes(':') || !patterns.has(url)) return;
+      if (!url.includes(':')) return;
+      // The common case in one look per parameter: an id is no literal of the API.
+      const params = Object.values(request.params as Record<string, unknown>);
+      if (!params.some((value) => typeof value === 'string' && literals.has(value))) return;
       const best = bestMatch(splitPath(pathOf(request)));
       if (best === null || best.url === url) return;
       request.misrouted = true;
