@@ -108,17 +108,19 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
   };
 
   function bindMisrouted(scope: Api): void {
-    scope.addHook('onRequest', async (request, reply) => {
+    // Callback style: every API call passes here, and the common case makes no promise.
+    scope.addHook('onRequest', (request, reply, done) => {
       const url = request.routeOptions.url ?? '';
-      if (!url.includes(':')) return;
-      // The common case in one look per parameter: an id is no literal of the API.
-      const params = Object.values(request.params as Record<string, unknown>);
-      if (!params.some((value) => typeof value === 'string' && literals.has(value))) return;
-      const best = bestMatch(splitPath(pathOf(request)));
-      if (best === null || best.url === url) return;
+      // One look per parameter: an id is no literal of the API.
+      const params = url.includes(':') ? Object.values(request.params as Record<string, unknown>) : [];
+      const best = params.some((value) => typeof value === 'string' && literals.has(value)) ? bestMatch(splitPath(pathOf(request))) : null;
+      if (best === null || best.url === url) {
+        done();
+        return;
+      }
       request.misrouted = true;
-      await handler(request, reply);
-      return reply;
+      // Answered by the handler (404 or 405); done() only for an error it throws.
+      handler(request, reply).catch(done);
     });
   }
 
