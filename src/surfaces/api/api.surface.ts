@@ -116,7 +116,6 @@ export function apiSurface(): ApiSurface {
       exposedHeaders: ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
       maxAge: 600,
     });
-    unrouted.bindMisrouted(api);
     await registerHttpSemantics(api);
     await registerOpenApi(api, ctx.publicUrl, API_PREFIX);
     callPolicy.bind(api);

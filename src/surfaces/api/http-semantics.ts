@@ -40,14 +40,6 @@ export type BeforeUnrouted = (request: FastifyRequest, reply: FastifyReply, rout
 export interface Unrouted {
   /** The not-found handler: 405 with `Allow` for a path some route serves under other methods, else 404. */
   readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  /**
-   * Sends to the handler a call the router gave to a route with a parameter where a path of its
-   * own exists under other methods: `PATCH /decks/capacity` is that path under another method
-   * (405), not a deck named "capacity" (the spec: "The literal path capacity is not a deck id"),
-   * as OpenAPI matches a concrete path before a templated one. Bind it once CORS is, so the answer
-   * carries CORS headers.
-   */
-  bindMisrouted(api: Api): void;
 }
 
 interface Match {
@@ -74,6 +66,9 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
       for (const segment of pattern.segments) if (!segment.startsWith(':')) literals.add(segment);
     }
     for (const method of methods) pattern.methods.add(method);
+    // Only a route with a parameter can be handed a literal path; it checks before its policy
+    // (bound later, so its hook runs after this one) and after CORS (an instance hook).
+    if (route.url.includes(':')) addRouteHook(route as never, 'onRequest', misrouted);
   });
 
   function pathOf(request: FastifyRequest): string {
@@ -107,24 +102,27 @@ export function methodNotAllowed(api: Api, before: BeforeUnrouted): Unrouted {
       .send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}`, { allowed: list }, String(request.id)));
   };
 
-  function bindMisrouted(scope: Api): void {
-    // Callback style: every API call passes here, and the common case makes no promise.
-    scope.addHook('onRequest', (request, reply, done) => {
-      const url = request.routeOptions.url ?? '';
-      // One look per parameter: an id is no literal of the API.
-      const params = url.includes(':') ? Object.values(request.params as Record<string, unknown>) : [];
-      const best = params.some((value) => typeof value === 'string' && literals.has(value)) ? bestMatch(splitPath(pathOf(request))) : null;
-      if (best === null || best.url === url) {
-        done();
-        return;
-      }
-      request.misrouted = true;
-      // Answered by the handler (404 or 405); done() only for an error it throws.
-      handler(request, reply).catch(done);
-    });
+  /**
+   * Sends to the handler a call the router gave this route although a path of its own exists
+   * under other methods: `PATCH /decks/capacity` is that path under another method (405), not a
+   * deck named "capacity" (the spec: "The literal path capacity is not a deck id"), as OpenAPI
+   * matches a concrete path before a templated one. Callback style: every call of a route with a
+   * parameter passes here, and the common case (an id, which is no literal of the API) makes no
+   * promise.
+   */
+  function misrouted(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    const params = Object.values(request.params as Record<string, unknown>);
+    const best = params.some((value) => typeof value === 'string' && literals.has(value)) ? bestMatch(splitPath(pathOf(request))) : null;
+    if (best === null || best.url === request.routeOptions.url) {
+      done();
+      return;
+    }
+    request.misrouted = true;
+    // Answered by the handler (404 or 405); done() only for an error it throws.
+    handler(request, reply).catch(done);
   }
 
-  return { handler, bindMisrouted };
+  return { handler };
 }
 
 function matches(pattern: readonly string[], path: readonly string[]): boolean {
