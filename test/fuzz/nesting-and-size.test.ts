@@ -212,6 +212,17 @@ describe('nesting and size limits', () => {
     assertCode(await timed(() => send('POST', `/decks/${f.deckId}/cards`, `{"cards":${cards}}`)), 400, 'TOO_MANY_CARDS', 'append');
   });
 
+  test('should refuse 100,000 unknown properties with SCHEMA_INVALID listing the first 100, without stalling /healthz', async () => {
+    const keys = `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
+    for (const [method, path] of [['PATCH', `/decks/${f.deckId}`], ['POST', `/reviews/${sessionId}/complete`]] as const) {
+      const res = await timed(() => send(method, path, keys));
+      assertCode(res, 400, 'SCHEMA_INVALID', path);
+      assert.equal(res.body.error.details.field, 'k0');
+      assert.equal(res.body.error.details.errors.length, 100);
+      assert.ok(res.text.length < 20_000, `${path}: a ${res.text.length}-character answer`);
+    }
+  });
+
   test('should refuse card tags and other lists far past their limits without validating each item', async () => {
     const many = (item: string, n: number) => `[${Array(n).fill(item).join(',')}]`;
     const cases: [string, string, string][] = [
