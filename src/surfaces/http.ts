@@ -179,3 +179,17 @@ export function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
+
+/**
+ * The CORS preflight of a path any origin may call (discovery documents, client registration):
+ * `*`, the given methods, and the headers the browser asks for.
+ */
+export function anyOriginPreflight(app: FastifyInstance, path: string, methods: string): void {
+  app.options(path, { schema: { hide: true } }, async (request, reply) => {
+    const headers = request.headers['access-control-request-headers'];
+    void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', methods)
+      .header('Access-Control-Max-Age', '600');
+    if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
+    return reply.send();
+  });
+}

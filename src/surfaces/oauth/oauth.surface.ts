@@ -11,6 +11,7 @@ import { AppError } from '../../errors.ts';
 import type { Policy } from '../../policy/policy.ts';
 import type { WindowLimits } from '../../stores/rate-limits/rate-limits.ts';
 import { parseJsonText } from '../json-text.ts';
+import { anyOriginPreflight } from '../http.ts';
 import { ROOT_PLUGIN } from '../root.ts';
 import { OAUTH_PREFIX, type AuthorizationServer } from '../authorization-server.ts';
 
@@ -109,13 +110,7 @@ export const oauthSurface = fp<OauthSurfaceOptions>((scope, { server, policy, re
     await policy.admit({ key: `oauth-register:${request.ip}`, limits: registrationLimits }, null, []);
   });
   // Under the surface's prefix (/oauth).
-  scope.options(REGISTRATION_PATH.slice(OAUTH_PREFIX.length), { schema: { hide: true } }, async (request, reply) => {
-    const headers = request.headers['access-control-request-headers'];
-    void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'POST, OPTIONS')
-      .header('Access-Control-Max-Age', '600');
-    if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
-    return reply.send();
-  });
+  anyOriginPreflight(scope, REGISTRATION_PATH.slice(OAUTH_PREFIX.length), 'POST, OPTIONS');
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, next) => {
     const bytes = body as Buffer;

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { ServiceContext } from '../../context.ts';
 import { envelope } from '../../errors.ts';
 import { checkDatabase } from '../../modules/system/health.service.ts';
+import { anyOriginPreflight } from '../http.ts';
 
 export interface SystemDeps {
   ctx: Pick<ServiceContext, 'db'>;
@@ -34,17 +35,6 @@ async function probe(check: () => Promise<void>): Promise<'up' | 'down'> {
   }
 }
 
-/** A discovery document's CORS preflight: any origin, the headers it asks for. */
-function discoveryPreflight(app: FastifyInstance, path: string): void {
-  app.options(path, { schema: { hide: true } }, async (request, reply) => {
-    const headers = request.headers['access-control-request-headers'];
-    void reply.code(204).header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
-      .header('Access-Control-Max-Age', '600');
-    if (typeof headers === 'string') void reply.header('Access-Control-Allow-Headers', headers).header('Vary', 'Access-Control-Request-Headers');
-    return reply.send();
-  });
-}
-
 /**
  * Routes outside every surface, answered by the root's JSON error and not-found handlers:
  * readiness, the OAuth protected-resource metadata (RFC 9728) and authorization-server metadata (RFC 8414).
@@ -72,7 +62,7 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
         void reply.header('Access-Control-Allow-Origin', '*');
         return document;
       });
-      discoveryPreflight(app, path);
+      anyOriginPreflight(app, path, 'GET, HEAD, OPTIONS');
     }
   }
   const { authorizationServer } = deps;
@@ -89,7 +79,7 @@ export function systemRoutes(app: FastifyInstance, deps: SystemDeps): void {
         request.raw.url = '/.well-known/openid-configuration';
         handler(request.raw, reply.raw);
       });
-      discoveryPreflight(app, path);
+      anyOriginPreflight(app, path, 'GET, HEAD, OPTIONS');
     }
   }
 }
