@@ -96,7 +96,7 @@ export class InProcessRateLimits implements RateLimitStore {
     const day = this.#day.get(bucket.key, dayIndex);
     // A refused call is not counted.
     if (minute >= limits.perMinute || day >= limits.perDay) {
-      return { throttledSeconds: 0, decision: refusedBy(limits, minute, day, nowMs), values };
+      return { throttledSeconds: 0, decision: refusedBy(limits, day, nowMs), values };
     }
     this.#minute.increment(bucket.key, minuteIndex);
     this.#day.increment(bucket.key, dayIndex);

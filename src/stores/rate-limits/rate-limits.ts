@@ -117,11 +117,11 @@ function windowFacts(limits: WindowLimits, window: WindowName, nowMs: number) {
 }
 
 /**
- * A call refused because a window holding these counts is exhausted: nothing was counted. A spent
+ * A call refused because a window is exhausted (the day's count given): nothing was counted. A spent
  * day names the day even when the minute is spent too, since the bucket only admits calls again
  * once the day resets: Retry-After is then never a wait that ends in another 429.
  */
-export function refusedBy(limits: WindowLimits, minuteCount: number, dayCount: number, nowMs: number): RateDecision {
+export function refusedBy(limits: WindowLimits, dayCount: number, nowMs: number): RateDecision {
   const window: WindowName = dayCount >= limits.perDay ? 'day' : 'minute';
   return { allowed: false, remaining: 0, ...windowFacts(limits, window, nowMs) };
 }

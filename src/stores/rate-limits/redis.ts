@@ -123,7 +123,7 @@ export class RedisRateLimits implements RateLimitStore {
     const [outcome, a, b] = reply;
     const values = reply.length > 3 ? (reply.slice(3) as (string | null)[]) : NO_VALUES;
     if (outcome === 1) return { throttledSeconds: throttledFor(this.failedAuthPerMinute, a, b), decision: null, values };
-    if (outcome === 2) return { throttledSeconds: 0, decision: refusedBy(limits, a, b, nowMs), values };
+    if (outcome === 2) return { throttledSeconds: 0, decision: refusedBy(limits, b, nowMs), values };
     return { throttledSeconds: 0, decision: allowedWith(limits, a, b, nowMs), values };
   }
 
