@@ -8,7 +8,6 @@ export const DateTime = Type.String({ format: 'date-time' });
 /** A path id: any length the router takes; an id that names nothing is the route's 404. */
 export const PathId = (description?: string) => Type.String({ minLength: 1, maxLength: 500, ...(description ? { description } : {}) });
 
-
 /** The query of a paged list: a page size and the previous page's `nextToken`. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
